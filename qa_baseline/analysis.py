@@ -1,0 +1,19 @@
+"""Text analysis that happens in Python, before Lucene: Chinese word segmentation for the `jieba` analyzer.
+
+The other analyzers run inside Lucene: `default` is Anserini's English analyzer (Porter stemming, Lucene's
+English stop words), `cjk` is Lucene's CJKAnalyzer (overlapping character bigrams)."""
+import re
+
+ANALYZERS = ("default", "cjk", "jieba")
+_WORD = re.compile(r"\w", re.UNICODE)
+
+
+def jieba_tokens(text):
+    """rjieba (Rust port of jieba, same segmentation) words, lowercased, punctuation-only tokens dropped."""
+    import rjieba
+    return [t.lower() for t in rjieba.cut(text) if _WORD.search(t)]
+
+
+def pretokenize(text, analyzer):
+    """The text as Lucene should see it: whitespace-joined words for `jieba`, unchanged otherwise."""
+    return " ".join(jieba_tokens(text)) if analyzer == "jieba" else text

@@ -1,0 +1,80 @@
+"""Configuration: one YAML per task (configs/tasks) and per corpus (configs/corpora).
+
+Relative paths inside a config are relative to the project root; `package:DIST/REL/PATH` names a file
+inside an installed Python distribution (found without importing it)."""
+import glob
+import importlib.metadata
+import os
+
+import yaml
+
+from . import ROOT
+from .errors import UserError
+
+CONFIGS = os.path.join(ROOT, "configs")
+
+
+def _known(kind):
+    return sorted(os.path.splitext(os.path.basename(p))[0]
+                  for p in glob.glob(os.path.join(CONFIGS, kind, "*.yaml")))
+
+
+def known_tasks():
+    return _known("tasks")
+
+
+def known_corpora():
+    return _known("corpora")
+
+
+def _load(kind, name):
+    path = os.path.join(CONFIGS, kind, name + ".yaml")
+    if not os.path.isfile(path):
+        raise UserError(f"unknown {kind[:-1] if kind == 'tasks' else 'corpus'} {name!r}; "
+                        f"known: {', '.join(_known(kind))}")
+    with open(path, encoding="utf-8") as f:
+        cfg = yaml.safe_load(f) or {}
+    cfg["name"] = name
+    return cfg
+
+
+def task_config(name):
+    return _load("tasks", name)
+
+
+def resolve_path(path):
+    """A config path as a real file path."""
+    if path.startswith("package:"):
+        dist, _, rel = path[len("package:"):].partition("/")
+        try:
+            return str(importlib.metadata.distribution(dist).locate_file(rel))
+        except importlib.metadata.PackageNotFoundError:
+            raise UserError(f"package {dist} is not installed (run `make install`)") from None
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(ROOT, path))
+
+
+READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl"}
+
+
+def corpus_config(name_or_path, lang=None):
+    """A corpus config by name, or an ad-hoc one for a single corpus file."""
+    if os.path.sep in name_or_path or os.path.isfile(name_or_path):
+        path = os.path.abspath(name_or_path)
+        reader = next((r for s, r in READER_BY_SUFFIX.items() if path.endswith(s)), None)
+        if reader is None:
+            raise UserError(f"{path}: cannot tell the corpus format; use one of "
+                            f"{', '.join(READER_BY_SUFFIX)} or a corpus config")
+        stem = os.path.basename(path).split(".")[0]
+        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}]}
+    else:
+        cfg = _load("corpora", name_or_path)
+        if lang and lang != cfg.get("lang", "en"):
+            raise UserError(f"corpus {cfg['name']} is {cfg.get('lang', 'en')}, not {lang}")
+    cfg.setdefault("lang", "en")
+    if cfg["lang"] not in ("en", "zh"):
+        raise UserError(f"corpus {cfg['name']}: lang must be en or zh, not {cfg['lang']!r}")
+    cfg.setdefault("analyzer", "default" if cfg["lang"] == "en" else "cjk")
+    cfg.setdefault("title_in_contents", True)
+    for src in cfg["sources"]:
+        src["file"] = resolve_path(src["path"])
+    return cfg

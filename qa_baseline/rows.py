@@ -1,0 +1,40 @@
+"""Baseline rows: what one run measured, printed as a line and saved as runs/.../row.json.
+
+A row carries what makes it reproducible: data checksum, index manifest, parameters, package versions,
+git commit. `python -m qa_baseline.report` turns saved rows into the overview-paper table."""
+import os
+import subprocess
+
+from . import ROOT
+from .fileio import write_json
+
+RUNS = os.path.join(ROOT, "runs")
+
+
+def git_commit():
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return out.stdout.strip() + ("-dirty" if dirty else "") if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_dir(task, data, corpus, variant):
+    stem = os.path.basename(data).split(".")[0]
+    return os.path.join(RUNS, task, f"{stem}--{corpus}--{variant}")
+
+
+def format_row(row):
+    params = " ".join(f"{k}={v}" for k, v in row["params"].items())
+    metrics = "  ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row["metrics"].items())
+    return (f"{row['task']}\t{os.path.basename(row['data'])}\t{row['corpus']}\t{row['retriever']}\t"
+            f"{params}\t#q={row['questions']}\t{metrics}")
+
+
+def save_row(out_dir, row):
+    row = {**row, "git_commit": git_commit()}
+    write_json(os.path.join(out_dir, "row.json"), row)
+    print(format_row(row))
+    return row

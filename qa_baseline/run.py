@@ -1,0 +1,63 @@
+"""Run a task's baseline: `python -m qa_baseline.run --task TASK [--data FILE] [--corpus NAME|PATH] [--out DIR]`.
+
+Writes the submission in the task's official format, prints the baseline row and saves it as
+row.json in the run folder (default runs/TASK/DATA--CORPUS--RETRIEVER/). Defaults come from
+configs/tasks/TASK.yaml."""
+import argparse
+import os
+import time
+
+from . import tasks
+from .config import corpus_config, known_corpora, known_tasks, resolve_path, task_config
+from .errors import UserError, cli
+from .fileio import sha256_file
+from .retrievers import RETRIEVERS, open_retriever
+from .rows import run_dir, save_row
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="python -m qa_baseline.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--task", required=True, choices=known_tasks(), help="task id")
+    ap.add_argument("--data", help="task data file (default: the task config's data)")
+    ap.add_argument("--corpus", help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
+    ap.add_argument("--retriever", choices=sorted(RETRIEVERS), help="default from the task config")
+    ap.add_argument("--analyzer", help="BM25 index analyzer (default: the corpus config's)")
+    ap.add_argument("--k1", type=float, help="BM25 k1 (default 0.9)")
+    ap.add_argument("--b", type=float, help="BM25 b (default 0.4)")
+    ap.add_argument("--out", help="run folder for the submission, row.json and trace")
+    ap.add_argument("--trace", action="store_true", help="also write trace.jsonl: top documents per query")
+    return ap
+
+
+@cli
+def main(argv=None):
+    ap = parser()
+    known, _ = ap.parse_known_args(argv)
+    cfg = task_config(known.task)
+    task = tasks.load(cfg["pipeline"])
+    task.add_arguments(ap)
+    args = ap.parse_args(argv)
+    if not args.data and not cfg.get("data"):
+        raise UserError(f"task {cfg['name']} has no default data; pass --data FILE")
+    data = os.path.abspath(args.data) if args.data else resolve_path(cfg["data"])
+    if not os.path.isfile(data):
+        raise UserError(f"{data}: no such data file" + ("" if args.data else "; pass --data FILE"))
+    items = task.read(data)
+    corpus = corpus_config(args.corpus or cfg["corpus"], cfg.get("lang"))
+    name = args.retriever or cfg.get("retriever", "bm25")
+    overrides = {"analyzer": args.analyzer, "k1": args.k1, "b": args.b}
+    params = {**cfg.get(name, {}), **{k: v for k, v in overrides.items() if v is not None}}
+    started = time.time()
+    retriever = open_retriever(name, corpus, params)
+    out = args.out or run_dir(cfg["name"], data, corpus["name"], name)
+    result = task.run(items, retriever, cfg, args, out)
+    save_row(out, {
+        "task": cfg["name"], "data": data, "data_sha256": sha256_file(data), "corpus": corpus["name"],
+        "retriever": name, "params": {**retriever.params(), **result["params"]},
+        "questions": result["questions"], "metrics": result["metrics"], "files": result["files"],
+        "index_manifest": retriever.manifest, "config": cfg, "seconds": round(time.time() - started, 2),
+    })
+
+
+if __name__ == "__main__":
+    main()
