@@ -22,12 +22,16 @@ from .corpus import read_corpus
 from .errors import Problems, UserError, cli
 from .fileio import replace_dir, sha256_file, write_json
 
-INDEXES = os.path.join(ROOT, "indexes")
+
+def indexes_root():
+    """Where indexes live: $QA_BASELINE_INDEXES, else indexes/ in the project."""
+    return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(ROOT, "indexes")
+
 FORMAT = 1  # bump when the indexed text of a passage changes
 
 
 def bm25_dir(cfg, analyzer=None, root=None):
-    return os.path.join(root or INDEXES, cfg["name"], f"bm25-{analyzer or cfg['analyzer']}")
+    return os.path.join(root or indexes_root(), cfg["name"], f"bm25-{analyzer or cfg['analyzer']}")
 
 
 def fingerprint(cfg, analyzer):

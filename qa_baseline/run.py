@@ -29,6 +29,15 @@ def parser():
     return ap
 
 
+NOT_SETTINGS = {"task", "data", "corpus", "retriever", "out", "trace", "team"}
+
+
+def variant(name, args):
+    """Retriever name plus the settings given on the command line, e.g. bm25 or bm25-analyzer=jieba."""
+    given = [f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in NOT_SETTINGS and v is not None]
+    return "-".join([name, *given])
+
+
 @cli
 def main(argv=None):
     ap = parser()
@@ -49,7 +58,7 @@ def main(argv=None):
     params = {**cfg.get(name, {}), **{k: v for k, v in overrides.items() if v is not None}}
     started = time.time()
     retriever = open_retriever(name, corpus, params)
-    out = args.out or run_dir(cfg["name"], data, corpus["name"], name)
+    out = args.out or run_dir(cfg["name"], data, corpus["name"], variant(name, args))
     result = task.run(items, retriever, cfg, args, out)
     save_row(out, {
         "task": cfg["name"], "data": data, "data_sha256": sha256_file(data), "corpus": corpus["name"],

@@ -1,0 +1,47 @@
+import os
+import subprocess
+import sys
+
+import pytest
+
+from qa_baseline import ROOT
+
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+SHARED = os.path.join(ROOT, "..", "shared", "data")
+
+
+@pytest.fixture(scope="session")
+def shared():
+    """The shared real-data folder ../shared/data; tests that need it skip without it."""
+    if not os.path.isdir(SHARED):
+        pytest.skip("needs ../shared/data (the shared real-data folder beside the project)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def index_root(tmp_path_factory):
+    """Indexes built by tests go to a temporary folder, never to indexes/."""
+    root = str(tmp_path_factory.mktemp("indexes"))
+    old = os.environ.get("QA_BASELINE_INDEXES")
+    os.environ["QA_BASELINE_INDEXES"] = root
+    yield root
+    if old is None:
+        os.environ.pop("QA_BASELINE_INDEXES", None)
+    else:
+        os.environ["QA_BASELINE_INDEXES"] = old
+
+
+@pytest.fixture(scope="session")
+def tiny_cfg(index_root):
+    """The hand-written six-passage English corpus, indexed."""
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index import build_bm25
+    cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
+    build_bm25(cfg)
+    return cfg
+
+
+def cli(module, *args, env=None):
+    """Run `python -m qa_baseline.MODULE ARGS` and return the completed process."""
+    return subprocess.run([sys.executable, "-m", f"qa_baseline.{module}", *args], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, cwd=ROOT, timeout=600)

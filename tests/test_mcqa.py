@@ -1,0 +1,178 @@
+"""IJCNLP-2017 T5 MCQA: CSV reading, the published option-scoring rule, the CLI end to end, and the
+faithfulness check against the independently measured accuracies."""
+import json
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline.errors import UserError
+from qa_baseline.retrievers import open_retriever
+from qa_baseline.tasks import mcqa
+
+SAMPLE = os.path.join(FIXTURES, "mcqa-sample.csv")
+
+
+def write(tmp_path, text, name="q.csv", encoding="utf-8"):
+    p = tmp_path / name
+    p.write_bytes(text.encode(encoding))
+    return str(p)
+
+
+# ---- reading the CSV ----
+
+def test_read_quoted_newlines_bom_and_header(tmp_path):
+    p = write(tmp_path, '\ufeffid,question,A,B,C,D,correct\n'
+                        '7,"A question\nover two lines, with a comma","a","b ""quoted""","c","d",c\n'
+                        '8,"Second","w","x","y","z",A\n')
+    qs = mcqa.read(p)
+    assert [q.id for q in qs] == ["7", "8"]
+    assert qs[0].question == "A question\nover two lines, with a comma"
+    assert qs[0].options == ["a", 'b "quoted"', "c", "d"] and qs[0].gold == "C"
+    assert qs[1].line == 4  # the record after a two-line record starts on line 4
+
+
+def test_read_without_gold(tmp_path):
+    qs = mcqa.read(write(tmp_path, '1,"Q?","a","b","c","d"\n'))
+    assert qs[0].gold is None
+
+
+@pytest.mark.parametrize("text, line, reason", [
+    ('1,"Q","a","b","c"\n', 1, "expected 6 or 7 fields"),
+    ('1,"Q","a","b","c","d",E\n', 1, "gold label 'E'"),
+    ('1,"Q","a","b","c","d",A\n1,"R","a","b","c","d",B\n', 2, "duplicate id '1' (first on line 1)"),
+    ('1,"Q","a","b","c","d",A\n2,"R","a","b","c","d"\n', 2, "gold label missing"),
+    ('1,"Q","a","","c","d",A\n', 1, "empty option B"),
+    (',"Q","a","b","c","d",A\n', 1, "empty id"),
+    ('1,"","a","b","c","d",A\n', 1, "empty question"),
+    ('1,"Q","a","b","c","d",A\n2,"R"x,"a","b","c","d",B\n', 2, "malformed CSV"),
+])
+def test_read_errors_name_file_line_reason(tmp_path, text, line, reason):
+    p = write(tmp_path, text)
+    with pytest.raises(UserError) as e:
+        mcqa.read(p)
+    assert str(e.value).startswith(f"{p}:{line}: ") and reason in str(e.value)
+
+
+def test_read_not_utf8_and_empty(tmp_path):
+    with pytest.raises(UserError, match="not valid UTF-8"):
+        mcqa.read(write(tmp_path, '1,"Qué","a","b","c","d",A\n', encoding="latin-1"))
+    with pytest.raises(UserError, match="no questions"):
+        mcqa.read(write(tmp_path, "\n"))
+
+
+# ---- the published scoring rule ----
+
+def test_option_score_is_mean_of_top_n_and_zero_without_hits():
+    hits = [("a", 3.0), ("b", 2.0), ("c", 1.0), ("d", 0.5)]
+    assert mcqa.option_score(hits, 3) == 2.0
+    assert mcqa.option_score(hits[:2], 3) == 2.5  # fewer than n hits: mean of those found
+    assert mcqa.option_score(hits, 1) == 3.0
+    assert mcqa.option_score([], 3) == 0.0
+
+
+def test_ties_go_to_the_earliest_option():
+    assert mcqa.choose([1.0, 2.0, 2.0, 0.5]) == 1
+    assert mcqa.choose([0.0, 0.0, 0.0, 0.0]) == 0
+    assert mcqa.choose([0.0, 0.0, 0.0, 0.1]) == 3
+
+
+def run_sample(cfg, tmp_path, data=SAMPLE, trace=True):
+    retriever = open_retriever("bm25", cfg, {})
+    args = SimpleNamespace(n=None, team=None, trace=trace)
+    return retriever, mcqa.run(mcqa.read(data), retriever, {"lang": "en", "n": 3}, args, str(tmp_path))
+
+
+def test_pipeline_on_hand_made_corpus(tiny_cfg, tmp_path):
+    retriever, result = run_sample(tiny_cfg, tmp_path)
+    with open(result["files"]["submission"], encoding="utf-8") as f:
+        assert f.read() == "q1,A\nq2,B\nq3,C\nq4,A\n"
+    assert os.path.basename(result["files"]["submission"]) == "qa_baseline_en.csv"
+    assert result["metrics"]["accuracy"] == 1.0 and result["questions"] == 4
+    with open(result["files"]["trace"], encoding="utf-8") as f:
+        trace = [json.loads(line) for line in f]
+    for t in trace:  # every option score in the trace is the rule applied to the hits the retriever returns
+        for o in t["options"]:
+            hits = retriever.search([f"{t['question']} {o['text']}"], k=3)[0]
+            assert [(h["docid"], h["score"]) for h in o["hits"]] == hits
+            assert o["score"] == mcqa.option_score(hits, 3)
+    assert trace[1]["options"][1]["hits"][0] == {"docid": "d6", "score": pytest.approx(3.7662, abs=1e-6),
+                                                  "title": "Iron"}
+
+
+def test_no_hit_option_scores_zero_and_tie_goes_first(tiny_cfg, tmp_path):
+    data = write(tmp_path, '1,"Which?","qwerty","zxcvb","asdf","cat"\n'   # only D finds anything
+                           '2,"What is frozen water?","qwerty","zxcvb","asdf","uiop"\n', "t.csv")  # 4-way tie
+    _, result = run_sample(tiny_cfg, tmp_path, data)
+    with open(os.path.join(tmp_path, "trace.jsonl"), encoding="utf-8") as f:
+        trace = [json.loads(line) for line in f]
+    assert [o["score"] for o in trace[0]["options"]][:3] == [0.0, 0.0, 0.0] and trace[0]["answer"] == "D"
+    scores = [o["score"] for o in trace[1]["options"]]
+    assert scores[0] > 0 and len(set(scores)) == 1 and trace[1]["answer"] == "A"
+    assert result["metrics"] == {}  # no gold in this file: no accuracy
+
+
+# ---- command line ----
+
+def test_cli_end_to_end(index_root, tmp_path):
+    corpus = os.path.join(FIXTURES, "tiny-en.jsonl")
+    out = tmp_path / "run"
+    missing = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out),
+                  env={"QA_BASELINE_INDEXES": str(tmp_path / "none")})
+    assert missing.returncode == 2 and "python -m qa_baseline.index --corpus tiny-en" in missing.stderr
+    assert "Traceback" not in missing.stderr and not out.exists()
+    built = cli("index", "--corpus", corpus, env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
+    assert built.returncode == 0, built.stderr
+    again = cli("index", "--corpus", corpus, env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
+    assert "up to date" in again.stderr
+    done = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out),
+               "--team", "T1", env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("mcqa-en\tmcqa-sample.csv\ttiny-en\tbm25\t") and "accuracy=1.0000" in done.stdout
+    assert (out / "T1_en.csv").read_text() == "q1,A\nq2,B\nq3,C\nq4,A\n"
+    row = json.loads((out / "row.json").read_text())
+    assert row["metrics"] == {"accuracy": 1.0} and row["questions"] == 4
+    assert row["params"] == {"analyzer": "default", "k1": 0.9, "b": 0.4, "n": 3}
+    assert row["index_manifest"]["passages"] == 6
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--task", "nope"], "invalid choice: 'nope'"),
+    (["--task", "mcqa-en", "--corpus", "nope"], "unknown corpus 'nope'; known: "),
+    (["--task", "mcqa-en", "--data", "/no/such.csv"], "/no/such.csv: no such data file"),
+])
+def test_cli_user_errors(args, message):
+    p = cli("run", *args)
+    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr
+
+
+# ---- faithfulness: the published rule reproduces the independently measured accuracies ----
+
+EN = {"ai2-science-ai2-8thgr-ndmc-feb2016-dev": (44.6, 35.4), "ai2-science-ai2-8thgr-ndmc-feb2016-train": (52.6, 40.9),
+      "ai2-science-ai2-elementary-ndmc-feb2016-dev": (45.7, 39.5),
+      "ai2-science-ai2-elementary-ndmc-feb2016-train": (44.8, 36.6), "openbookqa-test": (25.4, 26.6)}
+ZH = {"gaokao-biology": 28.6, "gaokao-history": 28.5}
+
+
+def accuracy_on(corpus, task, data, tmp_path):
+    from qa_baseline.config import corpus_config, task_config
+    from qa_baseline.index import build_bm25
+    cfg = corpus_config(corpus)
+    build_bm25(cfg)
+    args = SimpleNamespace(n=None, team=None, trace=False)
+    result = mcqa.run(mcqa.read(data), open_retriever("bm25", cfg, {}), task_config(task), args, str(tmp_path))
+    return round(100 * result["metrics"]["accuracy"], 1)
+
+
+@pytest.mark.parametrize("name", sorted(EN))
+@pytest.mark.parametrize("corpus", ["shared-en", "vital-en"])
+def test_reproduces_reference_accuracy_en(shared, index_root, tmp_path, name, corpus):
+    want = EN[name][corpus == "vital-en"]
+    assert accuracy_on(corpus, "mcqa-en", os.path.join(shared, "tasks", "mcqa-en", name + ".csv"), tmp_path) == want
+
+
+@pytest.mark.parametrize("name", sorted(ZH))
+def test_reproduces_reference_accuracy_zh(shared, index_root, tmp_path, name):
+    assert accuracy_on("shared-zh", "mcqa-zh", os.path.join(shared, "tasks", "mcqa-zh", name + ".csv"),
+                       tmp_path) == ZH[name]
