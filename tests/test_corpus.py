@@ -1,0 +1,81 @@
+"""Corpus readers (JSON lines, the embedded Vital Articles) and the bad-record policy."""
+import gzip
+import json
+import os
+
+import pytest
+
+from qa_baseline.config import corpus_config
+from qa_baseline.corpus import read_corpus
+from qa_baseline.errors import Problems, UserError
+
+
+def jsonl_cfg(path, **source):
+    return {"name": "t", "lang": "en", "sources": [{"reader": "jsonl", "file": str(path), **source}]}
+
+
+def test_jsonl_field_names_gzip_and_blank_lines(tmp_path):
+    p = tmp_path / "c.jsonl.gz"
+    with gzip.open(p, "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"doc_id": "a", "title": "T", "text": " body "}) + "\n\n")
+        f.write(json.dumps({"doc_id": 7, "text": "more"}) + "\n")
+    assert list(read_corpus(jsonl_cfg(p), Problems())) == [
+        {"id": "a", "title": "T", "contents": "body"}, {"id": "7", "title": "", "contents": "more"}]
+    p2 = tmp_path / "c.jsonl"
+    p2.write_text(json.dumps({"key": "k", "head": "H", "para": "P"}) + "\n", encoding="utf-8")
+    cfg = jsonl_cfg(p2, id_field="key", title_field="head", text_field="para", id_prefix="x:")
+    assert list(read_corpus(cfg, Problems())) == [{"id": "x:k", "title": "H", "contents": "P"}]
+
+
+BAD = ['{"id": "1", "contents": "ok"}',
+       '{"id": "2", "contents": "broken',
+       '{"id": "3"}',
+       '{"id": " ", "contents": "no id"}',
+       '{"id": "1", "contents": "again"}',
+       '["not", "an", "object"]',
+       '{"id": "4", "contents": "fine"}']
+
+
+@pytest.mark.parametrize("line, reason", [(2, "invalid JSON"), (3, "missing or empty text"),
+                                          (4, "empty or missing id"), (5, "duplicate id '1'"),
+                                          (6, "a record must be a JSON object")])
+def test_bad_records_stop_names_file_and_line(tmp_path, line, reason):
+    p = tmp_path / "bad.jsonl"
+    p.write_text("\n".join(BAD[:1] + BAD[line - 1:line]) + "\n", encoding="utf-8")
+    with pytest.raises(UserError) as e:
+        list(read_corpus(jsonl_cfg(p), Problems("stop")))
+    assert str(e.value).startswith(f"{p}:2: {reason}")
+
+
+def test_bad_records_skip_and_count(tmp_path):
+    p = tmp_path / "bad.jsonl"
+    p.write_text("\n".join(BAD) + "\n", encoding="utf-8")
+    problems = Problems("skip")
+    assert [r["id"] for r in read_corpus(jsonl_cfg(p), problems)] == ["1", "4"]
+    assert problems.count == 5 and "skipped 5 bad records" in problems.summary()
+    assert problems.examples[0].startswith(f"{p}:2: invalid JSON")
+
+
+def test_not_utf8_is_reported(tmp_path):
+    p = tmp_path / "latin.jsonl"
+    p.write_bytes('{"id": "1", "contents": "caf\u00e9"}\n'.encode("latin-1"))
+    with pytest.raises(UserError, match=r"latin.jsonl:1: not valid UTF-8"):
+        list(read_corpus(jsonl_cfg(p), Problems()))
+
+
+def test_embedded_vital_articles():
+    cfg = corpus_config("vital-en")
+    passages = list(read_corpus(cfg, Problems("stop")))
+    assert len(passages) == 10033 and len({p["id"] for p in passages}) == 10033
+    by_id = {p["id"]: p for p in passages}
+    assert by_id["2001:_A_Space_Odyssey"]["title"] == "2001: A Space Odyssey"
+    assert by_id["2001:_A_Space_Odyssey"]["contents"].startswith("2001: A Space Odyssey is a 1968 epic")
+
+
+def test_corpus_file_and_unknown_names(tmp_path):
+    assert corpus_config(os.path.join("tests", "fixtures", "tiny-en.jsonl"))["name"] == "tiny-en"
+    with pytest.raises(UserError, match="known: .*vital-en"):
+        corpus_config("no-such-corpus")
+    (tmp_path / "x.txt").write_text("x")
+    with pytest.raises(UserError, match="cannot tell the corpus format"):
+        corpus_config(str(tmp_path / "x.txt"))
