@@ -38,6 +38,17 @@ def variant(name, args):
     return "-".join([name, *given])
 
 
+def default_data(cfg):
+    """The first existing file of the task config's `data` (a path or a list of paths)."""
+    paths = cfg.get("data") or []
+    paths = [resolve_path(p) for p in ([paths] if isinstance(paths, str) else paths)]
+    found = next((p for p in paths if os.path.isfile(p)), None)
+    if not found:
+        raise UserError(f"task {cfg['name']}: no default data file exists ({', '.join(paths) or 'none configured'}); "
+                        "pass --data FILE")
+    return found
+
+
 @cli
 def main(argv=None):
     ap = parser()
@@ -46,11 +57,9 @@ def main(argv=None):
     task = tasks.load(cfg["pipeline"])
     task.add_arguments(ap)
     args = ap.parse_args(argv)
-    if not args.data and not cfg.get("data"):
-        raise UserError(f"task {cfg['name']} has no default data; pass --data FILE")
-    data = os.path.abspath(args.data) if args.data else resolve_path(cfg["data"])
+    data = os.path.abspath(args.data) if args.data else default_data(cfg)
     if not os.path.isfile(data):
-        raise UserError(f"{data}: no such data file" + ("" if args.data else "; pass --data FILE"))
+        raise UserError(f"{data}: no such data file")
     items = task.read(data)
     corpus = corpus_config(args.corpus or cfg["corpus"], cfg.get("lang"))
     name = args.retriever or cfg.get("retriever", "bm25")
