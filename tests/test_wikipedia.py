@@ -7,12 +7,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import qa_baseline
 from qa_baseline.corpus import read_corpus, wikipedia
 from qa_baseline.corpus.wikipedia import clean_wikitext
 from qa_baseline.errors import Problems, UserError
 
-SLICE = os.path.join(qa_baseline.ROOT, "..", "shared", "data", "corpora", "en", "enwiki-pages-articles-slice.xml.bz2")
 MARKUP = ("{{", "}}", "[[", "]]", "{|", "|}", "<ref", "</", "<!--", "'''", "&nbsp;", "==", "[http")
 
 
@@ -177,10 +175,8 @@ def test_read_corpus_uses_the_reader_and_prefix(tmp_path):
 # ---------------------------------------------------------------- the real dump slice
 
 @pytest.fixture(scope="module")
-def dump_slice():
-    if not os.path.isfile(SLICE):
-        pytest.skip("the Wikipedia dump slice tests need ../shared/data (the shared real-data folder)")
-    return SLICE
+def dump_slice(shared):
+    return os.path.join(shared, "corpora", "en", "enwiki-pages-articles-slice.xml.bz2")
 
 
 @pytest.fixture(scope="module")
