@@ -27,6 +27,7 @@ def indexes_root():
     """Where indexes live: $QA_BASELINE_INDEXES, else indexes/ in the project."""
     return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(ROOT, "indexes")
 
+
 FORMAT = 1  # bump when the indexed text of a passage changes
 
 
@@ -68,8 +69,10 @@ def write_shards(cfg, analyzer, folder, shards, problems):
 
 def run_anserini(input_dir, index_dir, analyzer, threads):
     """Anserini's IndexCollection on a folder of JSON-lines files; returns the number of documents indexed."""
-    autoclass = jvm.start()
+    autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))  # a no-op if the JVM runs already
     args = autoclass("io.anserini.index.IndexCollection$Args")()
+    # Lucene's RAM buffer (Anserini's default is 4 GB) must fit in the heap the JVM actually has
+    args.memoryBuffer = max(64, autoclass("java.lang.Runtime").getRuntime().maxMemory() // (2 << 20))
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True
