@@ -73,6 +73,7 @@ def main(argv=None):
         "task": cfg["name"], "data": data, "data_sha256": sha256_file(data), "corpus": corpus["name"],
         "retriever": name, "params": {**retriever.params(), **result["params"]},
         "questions": result["questions"], "metrics": result["metrics"], "files": result["files"],
+        "per_question": result.get("per_question", {}),
         "index_manifest": retriever.manifest, "config": cfg, "seconds": round(time.time() - started, 2),
     })
 

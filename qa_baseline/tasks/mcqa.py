@@ -2,7 +2,8 @@
 
 Input: CSV `id,"question","A","B","C","D"[,correct]` (UTF-8 with or without BOM; quoted fields may hold
 newlines; an optional header row whose first field is `id` is skipped). Output: `TEAMID_en.csv` /
-`TEAMID_zh.csv` with lines `id,X`.
+`TEAMID_zh.csv` with lines `id,X` (X one of A, B, C, D), every test id exactly once. Scored by accuracy
+per file, per language and over all questions (`python -m qa_baseline.score --task mcqa-en|mcqa-zh|mcqa-all`).
 
 The baseline rule: for each option, query = question + " " + option; search the index; score(q, a) = the
 mean of the scores of the top n (n <= 3) hits, 0 when nothing is found; the highest-scoring option wins.
@@ -16,7 +17,8 @@ from tqdm import tqdm
 
 from ..errors import UserError, at
 from ..fileio import atomic_write, decoding_error, open_text
-from ..metrics import accuracy
+from ..metrics import correct, summarise
+from ..validate import SubmissionFile
 
 LABELS = "ABCD"
 Question = namedtuple("Question", "id question options gold line")
@@ -87,6 +89,45 @@ def write_submission(path, answers):
             f.write(f"{qid},{label}\n")
 
 
+def read_gold(path):
+    questions = read(path)
+    if not questions[0].gold:
+        raise UserError(f"{path}: no gold labels (the 7th field, correct); pass the answer key as --gold")
+    return questions
+
+
+def read_submission(path, questions, errors):
+    """{id: label} of an `id,X` submission; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, [q.id for q in questions])
+    answers = {}
+    for n, text in sub.lines():
+        fields = sub.fields(n, text, 2, "id,X", sep=",")
+        if fields and sub.take(n, fields[0]):
+            if fields[1] in LABELS:
+                answers[fields[0]] = fields[1]
+            else:
+                sub.error(n, f"answer {fields[1]!r} is not one of A, B, C, D", "write one capital letter A-D")
+    sub.missing()
+    return answers
+
+
+def score(questions, answers):
+    return summarise({"accuracy": [correct(answers.get(q.id), q.gold) for q in questions]})
+
+
+def score_files(files):
+    """Accuracy over all questions, per language when there are several, per file when there are several;
+    FILES: (lang, name, questions, answers) tuples."""
+    pooled, by_lang, by_file = [], {}, {}
+    for lang, name, questions, answers in files:
+        values = score(questions, answers)["per_question"]["accuracy"]
+        pooled += values
+        by_lang.setdefault(f"accuracy_{lang}", []).extend(values)
+        by_file[f"accuracy[{name}]"] = values
+    return summarise({"accuracy": pooled, **(by_lang if len(by_lang) > 1 else {}),
+                      **(by_file if len(by_file) > 1 else {})})
+
+
 def run(questions, retriever, cfg, args, out_dir):
     n = args.n or cfg.get("n", 3)
     if n < 1:
@@ -116,6 +157,5 @@ def run(questions, retriever, cfg, args, out_dir):
         with atomic_write(files["trace"]) as f:
             for t in trace:
                 f.write(json.dumps(t, ensure_ascii=False) + "\n")
-    gold = {q.id: q.gold for q in questions if q.gold}
-    metrics = {"accuracy": accuracy(answers, gold)} if gold else {}
-    return {"questions": len(questions), "metrics": metrics, "params": {"n": n}, "files": files}
+    scored = score(questions, answers) if questions[0].gold else {"metrics": {}, "per_question": {}}
+    return {"questions": len(questions), **scored, "params": {"n": n}, "files": files}

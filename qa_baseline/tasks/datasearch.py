@@ -1,0 +1,63 @@
+"""NTCIR Data Search QA: gold reader, run-file writer, validator, scorer.
+
+Gold: `qid\\tanswer[\\talternative ...]` lines, the acceptable answers of each question.
+Run file: first line `<SYSDESC>a short description of the system</SYSDESC>`, then `QID\\tANSWER`, one line per
+question (an empty ANSWER means no answer). Metrics per question, best over the acceptable answers,
+averaged over questions: EM, exact match after `metrics.normalize` (NFKC, case, whitespace,
+leading/trailing punctuation), and F1 of token sets (`metrics.tokens`)."""
+import re
+
+from ..errors import UserError, at
+from ..fileio import atomic_write
+from ..metrics import exact_match, summarise, token_f1
+from ..validate import SubmissionFile, gold_lines
+
+SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
+
+
+def read_gold(path):
+    """{qid: [acceptable answers]} in file order."""
+    gold = {}
+    for n, line in gold_lines(path):
+        qid, *answers = line.split("\t")
+        if not qid or not answers or not all(a.strip() for a in answers):
+            raise at(path, n, "expected qid<TAB>answer[<TAB>alternative ...] with non-empty fields")
+        if qid in gold:
+            raise at(path, n, f"duplicate qid {qid!r}")
+        gold[qid] = answers
+    if not gold:
+        raise UserError(f"{path}: no questions")
+    return gold
+
+
+def write_submission(path, answers, description="qa_baseline"):
+    with atomic_write(path) as f:
+        f.write(f"<SYSDESC>{description}</SYSDESC>\n")
+        for qid, answer in answers.items():
+            f.write(f"{qid}\t{answer}\n")
+
+
+def read_submission(path, gold, errors):
+    """{qid: answer}; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, gold)
+    answers = {}
+    lines = list(sub.lines())
+    if lines and SYSDESC.fullmatch(lines[0][1]):
+        lines = lines[1:]
+    else:
+        sub.error(1, "the first line is not <SYSDESC>...</SYSDESC>",
+                  "start the file with <SYSDESC>a short description of the system</SYSDESC>")
+    for n, text in lines:
+        fields = sub.fields(n, text, 2, "QID<TAB>ANSWER")
+        if fields and sub.take(n, fields[0]):
+            answers[fields[0]] = fields[1]
+    sub.missing()
+    return answers
+
+
+def score(gold, answers):
+    per_question = {"EM": [], "F1": []}
+    for qid, acceptable in gold.items():
+        per_question["EM"].append(exact_match(answers[qid], acceptable))
+        per_question["F1"].append(token_f1(answers[qid], acceptable))
+    return summarise(per_question)

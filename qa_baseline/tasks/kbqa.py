@@ -1,0 +1,90 @@
+"""NLPCC KBQA (knowledge-base QA): gold reader, submission writer, validator, scorer.
+
+Gold and submission share one layout, blocks of tab-separated tagged lines:
+    <question id=N>\\tquestion text
+    <triple id=N>\\tsubject ||| predicate ||| object      (gold; optional and ignored in a submission)
+    <answer id=N>\\tanswer[ ||| answer ...]
+    ==================================================    (separator lines of '=', optional)
+Several answers go on the one answer line, separated by ' ||| ' (the KB's own field separator, so no KB
+value contains it; the spaces are optional); each answer is stripped of surrounding whitespace, empty ones
+are dropped, and an empty answer line means no answer. A submission answers every test question once, with
+the question text of the test file. Answers match by exact string (after that stripping). Metrics: precision, recall and F1 of the answer set per question,
+averaged over questions (F1 = 0 for an empty or disjoint answer set)."""
+import re
+from collections import namedtuple
+
+from ..errors import UserError
+from ..fileio import atomic_write
+from ..metrics import set_prf, summarise
+from ..validate import SubmissionFile, gold_error, gold_lines
+
+SEP = " ||| "
+Item = namedtuple("Item", "question answers line")
+TAG = re.compile(r"<(question|triple|answer) id=(\d+)>\t(.*)")
+LAYOUT = "<question id=N>\\tquestion, then <answer id=N>\\tanswer[ ||| answer...]"
+
+
+def parse(lines, report):
+    """{id: Item} from numbered lines; each problem goes to report(line, message, fix)."""
+    items, answered, current = {}, set(), None
+    for n, text in lines:
+        m = TAG.fullmatch(text)
+        if m is None:
+            if text.strip().strip("="):  # blank and ===== lines are separators
+                report(n, f"not a <question|triple|answer id=N> line: {text[:40]!r}", f"write the lines as {LAYOUT}")
+            continue
+        tag, qid, value = m.groups()
+        if tag == "question" and qid in items:
+            report(n, f"duplicate question id {qid} (first on line {items[qid].line})", "give each question once")
+            current = None  # its other lines are skipped below
+        elif tag == "question":
+            current = qid
+            items[qid] = Item(value.strip(), [], n)
+        elif current is None and qid in items:
+            continue
+        elif qid != current:
+            report(n, f"<{tag} id={qid}> does not follow <question id={qid}>", f"write each block as {LAYOUT}")
+        elif tag == "answer" and qid in answered:
+            report(n, f"second <answer id={qid}> line", f"put all answers on one line, separated by {SEP!r}")
+        elif tag == "answer":
+            answered.add(qid)
+            items[qid].answers.extend(a.strip() for a in value.split(SEP.strip()) if a.strip())
+    for qid, item in items.items():
+        if qid not in answered:
+            report(item.line, f"question {qid} has no <answer id={qid}> line",
+                   f"add <answer id={qid}> after it (with nothing after the tab for no answer)")
+    return items
+
+
+def read_gold(path):
+    items = parse(gold_lines(path), gold_error(path))
+    if not items:
+        raise UserError(f"{path}: no questions")
+    return items
+
+
+def write_submission(path, items):
+    """ITEMS: {id: (question, [answers])}."""
+    with atomic_write(path) as f:
+        for qid, (question, answers) in items.items():
+            f.write(f"<question id={qid}>\t{question}\n<answer id={qid}>\t{SEP.join(answers)}\n{'=' * 50}\n")
+
+
+def read_submission(path, gold, errors):
+    """{id: Item}; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, gold)
+    items = parse(sub.lines(), sub.error)
+    for qid, item in items.items():
+        if sub.take(item.line, qid) and item.question != gold[qid].question:
+            sub.error(item.line, f"question {qid} differs from the test file's: {item.question[:40]!r}",
+                      "copy the question line of the test file")
+    sub.missing()
+    return items
+
+
+def score(gold, items):
+    per_question = {"precision": [], "recall": [], "F1": []}
+    for qid, item in gold.items():
+        for name, value in zip(per_question, set_prf(items[qid].answers, item.answers)):
+            per_question[name].append(value)
+    return summarise(per_question)

@@ -1,0 +1,90 @@
+"""NLPCC 2014 English open-domain QA (openqa-en): gold reader, submission writer, validator, scorer.
+
+Gold: `<QAPair id="QID"><question id="QID">...</question><answer id="1">...</answer>...</QAPair>` XML, with
+or without an enclosing root element; the QID is the QAPair's id; the <answer>s are the acceptable answers
+(none: the question has no answer). Submission: one tab-separated line per question,
+`System\\tQID\\tHas-Answer\\tN\\tans1\\t...\\tansN`: the same System name on every line, Has-Answer True when
+N > 0 and False when N = 0, at most 5 answers, best first. An answer is correct when it equals an acceptable
+answer after `metrics.normalize` (Unicode NFKC, case, inner whitespace runs, leading and trailing whitespace
+and punctuation). Metrics per question, averaged: MRR, accuracy@1..5 (a correct answer among the first N),
+Has-Answer accuracy (Has-Answer equals whether the question has a gold answer)."""
+import re
+import xml.etree.ElementTree as ET
+
+from ..errors import UserError, at
+from ..fileio import atomic_write, decoding_error, open_text
+from ..metrics import hit_at, match_answers, reciprocal_rank, summarise
+from ..validate import SubmissionFile
+
+MAX_ANSWERS = 5
+LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"
+
+
+def read_gold(path):
+    """{QID: [acceptable answers]} in file order."""
+    try:
+        with open_text(path) as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise decoding_error(path, e) from None
+    # a root of our own around the pairs keeps line numbers: the XML declaration has no newline
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    try:
+        root = ET.fromstring(f"<root>{text}</root>")
+    except ET.ParseError as e:
+        raise at(path, e.position[0], f"malformed XML ({e})") from None
+    gold = {}
+    for pair in root.iter("QAPair"):
+        qid = pair.get("id")
+        if not qid or qid in gold:
+            raise UserError(f"{path}: QAPair with {'a duplicate' if qid else 'no'} id {qid or ''}".rstrip())
+        gold[qid] = [a.text.strip() for a in pair.iter("answer") if a.text and a.text.strip()]
+    if not gold:
+        raise UserError(f"{path}: no <QAPair> elements")
+    return gold
+
+
+def write_submission(path, answers, system="qa_baseline"):
+    """ANSWERS: {QID: [answers, best first]}."""
+    with atomic_write(path) as f:
+        for qid, ranked in answers.items():
+            f.write("\t".join([system, qid, str(bool(ranked)), str(len(ranked)), *ranked]) + "\n")
+
+
+def read_submission(path, gold, errors):
+    """{QID: [answers]}; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, gold)
+    answers, system = {}, None
+    for n, text in sub.lines():
+        fields = text.split("\t")
+        if len(fields) < 4:
+            sub.fields(n, text, 4, LAYOUT)
+            continue
+        name, qid, has_answer = fields[:3]
+        ranked = sub.ranked(n, fields[3:], LAYOUT, limit=MAX_ANSWERS)
+        if not name:
+            sub.error(n, "empty System name", "write the run's name in the first field")
+        elif not system:
+            system = (name, n)
+        elif name != system[0]:
+            sub.error(n, f"System {name!r} differs from {system[0]!r} on line {system[1]}",
+                      "use one System name on every line")
+        if has_answer not in ("True", "False"):
+            sub.error(n, f"Has-Answer {has_answer!r} is not True or False", "write True or False")
+        elif ranked is not None and (has_answer == "True") != bool(ranked):
+            sub.error(n, f"Has-Answer {has_answer} with N={len(ranked)}", "write True when N > 0, False when N = 0")
+        if sub.take(n, qid):
+            answers[qid] = [a for a, in ranked or []]
+    sub.missing()
+    return answers
+
+
+def score(gold, answers):
+    per_question = {"MRR": [], **{f"accuracy@{k}": [] for k in range(1, MAX_ANSWERS + 1)}, "has_answer_accuracy": []}
+    for qid, acceptable in gold.items():
+        rels = match_answers(answers[qid], [acceptable])
+        per_question["MRR"].append(reciprocal_rank(rels))
+        for k in range(1, MAX_ANSWERS + 1):
+            per_question[f"accuracy@{k}"].append(hit_at(rels, k))
+        per_question["has_answer_accuracy"].append(float(bool(answers[qid]) == bool(acceptable)))
+    return summarise(per_question)

@@ -1,0 +1,93 @@
+"""NTCIR-3 QAC-1 (question answering challenge): gold reader, submission writer, validator, scorer.
+
+Gold: TSV with a header naming at least `qid`, `answers_json` (a JSON list of answers, each a list of
+accepted spellings) and `has_answer` (0: no answer in the collection, answers_json is []); the supporting
+documents come from `gold_doc_ids_json` (JSON list) or else `source_doc_id`.
+Submission: one tab-separated line per question, `QID\\tN\\tanswer 1\\tdoc 1\\t...\\tanswer N\\tdoc N`, answers
+best first, each followed by the id of a document that supports it (may be empty); N = 0 says "no answer".
+Task 1 allows N <= 5. An answer is correct when it equals an accepted spelling of a gold answer not matched
+by an earlier answer, after `metrics.normalize` (NFKC, case, whitespace, leading/trailing punctuation); with
+`require_doc` (the QAC-2 rule) its document must also be one of the question's gold documents.
+Metrics: Task 1 MRR; Tasks 2 and 3 (follow-up questions) MF, the mean F-measure with the no-answer rule."""
+import json
+from collections import namedtuple
+
+from ..errors import UserError, at
+from ..fileio import atomic_write
+from ..metrics import match_answers, qac_f, reciprocal_rank, summarise
+from ..validate import SubmissionFile, gold_lines
+
+TASK1_MAX = 5
+Gold = namedtuple("Gold", "answers docs")
+LAYOUT = "QID<TAB>N<TAB>answer 1<TAB>doc 1<TAB>...<TAB>answer N<TAB>doc N"
+
+
+def _json_list(path, n, text, depth):
+    """A JSON list of strings (depth 1) or of non-empty lists of strings (depth 2)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    ok = isinstance(value, list) and all(isinstance(x, str) if depth == 1 else
+                                         isinstance(x, list) and x and all(isinstance(s, str) for s in x)
+                                         for x in value)
+    if not ok:
+        raise at(path, n, f"{text[:40]!r} is not a JSON list of {'strings' if depth == 1 else 'lists of strings'}")
+    return value
+
+
+def read_gold(path):
+    """{qid: Gold(answers, docs)} in file order."""
+    lines = gold_lines(path)
+    header = next(lines, (1, ""))[1].split("\t")
+    if not {"qid", "answers_json", "has_answer"} <= set(header):
+        raise at(path, 1, "the header must name the columns qid, answers_json and has_answer")
+    gold = {}
+    for n, line in lines:
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise at(path, n, f"expected {len(header)} tab-separated fields as in the header, found {len(fields)}")
+        row = dict(zip(header, fields))
+        answers = _json_list(path, n, row["answers_json"], 2)
+        if row["has_answer"] != str(int(bool(answers))):
+            raise at(path, n, f"has_answer {row['has_answer']!r} disagrees with {len(answers)} answers")
+        if row["qid"] in gold:
+            raise at(path, n, f"duplicate qid {row['qid']!r}")
+        docs = (_json_list(path, n, row["gold_doc_ids_json"], 1) if "gold_doc_ids_json" in row
+                else [row["source_doc_id"]] if "source_doc_id" in row else [])
+        gold[row["qid"]] = Gold(answers, set(docs))
+    if not gold:
+        raise UserError(f"{path}: no questions")
+    return gold
+
+
+def write_submission(path, answers):
+    """ANSWERS: {qid: [(answer, doc id or ""), ...] best first}."""
+    with atomic_write(path) as f:
+        for qid, ranked in answers.items():
+            f.write("\t".join([qid, str(len(ranked)), *(x for pair in ranked for x in pair)]) + "\n")
+
+
+def read_submission(path, gold, errors, task=1):
+    """{qid: [(answer, doc)]}; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, gold)
+    answers = {}
+    for n, text in sub.lines():
+        fields = text.split("\t")
+        if len(fields) < 2:
+            sub.fields(n, text, 2, LAYOUT)
+            continue
+        ranked = sub.ranked(n, fields[1:], LAYOUT, width=2, limit=TASK1_MAX if task == 1 else None)
+        if sub.take(n, fields[0]):
+            answers[fields[0]] = [tuple(pair) for pair in ranked or []]
+    sub.missing()
+    return answers
+
+
+def score(gold, answers, task=1, require_doc=False):
+    values = []
+    for qid, g in gold.items():
+        ranked = answers[qid]
+        rels = match_answers([a if not require_doc or d in g.docs else None for a, d in ranked], g.answers)
+        values.append(reciprocal_rank(rels) if task == 1 else qac_f(len(ranked), len(g.answers), sum(rels)))
+    return summarise({"MRR" if task == 1 else "MF": values})
