@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install index baseline results test bench clean
+.PHONY: install index baseline results report test bench clean
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ results: install
 	  for c in vital-en shared-en; do $(PY) -m qa_baseline.run --task mcqa-en --data $$f --corpus $$c || exit 1; done; done
 	for f in ../shared/data/tasks/mcqa-zh/*.csv; do \
 	  for a in cjk jieba; do $(PY) -m qa_baseline.run --task mcqa-zh --data $$f --analyzer $$a || exit 1; done; done
+
+# The overview-paper table (with 95% bootstrap intervals) from every row saved under runs/.
+report: install
+	$(PY) -m qa_baseline.report runs --format md
 
 test: install
 	$(PY) -m pytest -q
