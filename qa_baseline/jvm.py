@@ -39,7 +39,8 @@ def start(heap=None):
     if not jnius_config.vm_running:
         os.environ["JAVA_HOME"] = java_home()
         jnius_config.set_classpath(fatjar())
-        jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}")
+        # the throughput collector: batched search allocates many short-lived hits (bench/mcqa_speed.py)
+        jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}", "-XX:+UseParallelGC")
         try:
             import jnius  # noqa: F401  (starts the VM)
         except Exception as e:  # pyjnius raises plain Exception when libjvm cannot be loaded

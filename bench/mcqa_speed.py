@@ -1,0 +1,158 @@
+"""MCQA answering speed (questions/s) and accuracy on the shared-en BM25 index over all questions of
+../shared/data/tasks/mcqa-en/*.csv (1,366 questions, 4 queries each: question + " " + option, k=3), scored with
+qa_baseline.tasks.mcqa.option_score / choose, three ways, in one process:
+
+  (a) ours, batched : BM25.search(queries, k) in chunks of mcqa.CHUNK questions, as mcqa.run does
+  (b) ours, per query: BM25.search(queries, k, batch=False) (one Lucene search per query)
+  (c) bm25s         : bm25s.tokenize (English stop words, PyStemmer English stemmer) + bm25s.BM25(k1=0.9, b=0.4,
+                      method 'lucene', the default) over the same passages' indexed text (title + "\\n" + contents),
+                      retrieve(k=3, n_threads=all cores), same chunks and scoring; hits with score 0 (no query term
+                      in the passage, which Lucene would not return) are dropped
+Only search + scoring is timed; bm25s's tokenize + index time is reported separately. Two figures per route:
+  cold: one pass in a fresh process (JVM just started, Lucene code not yet JIT-compiled), as one
+        `python -m qa_baseline.run` over these questions would see it; median of --cold-repeats children
+        (for bm25s, which has no JIT, its first pass in the main process)
+  warm: in the main process, after --warmup untimed passes of every route: median of --repeats passes
+Targets: (a) >= 1.8x (b), (a) >= 1.3x (c); the verdicts use the warm figures, the cold ratios are printed too.
+The shared-en index is built first (indexes/shared-en/bm25-default) if it is missing.
+
+Run: .venv/bin/python bench/mcqa_speed.py [--repeats 5] [--warmup 3] [--cold-repeats 3] [--threads N]
+"""
+import argparse
+import glob
+import os
+import json
+import subprocess
+import sys
+import time
+
+from _common import PROJECT, PYTHON, data_dir, load_info, median, run_child, spread, table, verdict
+
+from qa_baseline.config import corpus_config
+from qa_baseline.corpus import read_corpus
+from qa_baseline.errors import Problems
+from qa_baseline.index import bm25_dir, indexed_text
+from qa_baseline.retrievers import open_retriever
+from qa_baseline.tasks import mcqa
+
+
+def answer(questions, search, k):
+    """Labels chosen for QUESTIONS, querying in chunks as mcqa.run does."""
+    labels = []
+    for start in range(0, len(questions), mcqa.CHUNK):
+        chunk = questions[start:start + mcqa.CHUNK]
+        hits = search([f"{q.question} {opt}" for q in chunk for opt in q.options], k)
+        for i in range(len(chunk)):
+            labels.append(mcqa.LABELS[mcqa.choose([mcqa.option_score(h, k) for h in hits[4 * i:4 * i + 4]])])
+    return labels
+
+
+def bm25s_route(cfg, threads):
+    import bm25s
+    import Stemmer
+    t0 = time.perf_counter()
+    ids, texts = [], []
+    for p in read_corpus(cfg, Problems("stop")):
+        ids.append(p["id"])
+        texts.append(indexed_text(p, cfg, cfg["analyzer"]))
+    t1 = time.perf_counter()
+    stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25(k1=0.9, b=0.4)
+    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    t2 = time.perf_counter()
+    del texts
+
+    def search(queries, k):
+        tokens = bm25s.tokenize(queries, stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
+        docs, scores = retriever.retrieve(tokens, k=k, n_threads=threads, show_progress=False)
+        return [[(ids[d], float(s)) for d, s in zip(dr, sr) if s > 0] for dr, sr in zip(docs.tolist(), scores.tolist())]
+    return search, t1 - t0, t2 - t1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default="shared-en", help="corpus config (default shared-en)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed passes per route; median reported (default 5)")
+    ap.add_argument("--warmup", type=int, default=3,
+                    help="untimed passes per route before the warm passes (default 3: the JIT needs ~20k queries)")
+    ap.add_argument("--cold-repeats", type=int, default=3, help="fresh processes per Lucene route (default 3; 0: none)")
+    ap.add_argument("--cold-child", choices=("a", "b"), help=argparse.SUPPRESS)
+    ap.add_argument("--k", type=int, default=3, help="hits per query (default 3, the published baseline)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="bm25s retrieve n_threads")
+    ap.add_argument("--skip-bm25s", action="store_true", help="only routes (a) and (b)")
+    args = ap.parse_args()
+
+    files = sorted(glob.glob(os.path.join(data_dir("tasks", "mcqa-en"), "*.csv")))
+    questions = [q for f in files for q in mcqa.read(f)]
+    cfg = corpus_config(args.corpus)
+    if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
+        print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
+        subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus], cwd=PROJECT, check=True)
+    bm25 = open_retriever("bm25", cfg, {"k1": 0.9, "b": 0.4})
+    if args.cold_child:  # one pass in this fresh process, time on stdout
+        search = (lambda qs, k: bm25.search(qs, k)) if args.cold_child == "a" else \
+            (lambda qs, k: bm25.search(qs, k, batch=False))
+        t0 = time.perf_counter()
+        answer(questions, search, args.k)
+        print(json.dumps({"seconds": time.perf_counter() - t0}))
+        return
+    cold = {"a": [], "b": []}
+    for r in range(args.cold_repeats):
+        for side in (("a", "b") if r % 2 == 0 else ("b", "a")):
+            child = run_child([PYTHON, os.path.abspath(__file__), "--corpus", args.corpus, "--k", str(args.k),
+                               "--cold-child", side])
+            cold[side].append(json.loads(child.last_line())["seconds"])
+            print(f"  cold {r + 1} ({side}): {cold[side][-1]:.2f} s", file=sys.stderr, flush=True)
+    routes = {"(a) ours, batched BM25.search": lambda qs, k: bm25.search(qs, k),
+              "(b) ours, per query (batch=False)": lambda qs, k: bm25.search(qs, k, batch=False)}
+    if not args.skip_bm25s:
+        search, read_s, index_s = bm25s_route(cfg, args.threads)
+        routes[f"(c) bm25s, n_threads={args.threads}"] = search
+    print(f"{len(questions)} questions ({4 * len(questions)} queries, k={args.k}) from {len(files)} files; "
+          f"{args.corpus}: {bm25.manifest['passages']} passages; {load_info()}", flush=True)
+
+    times, labels, first = {name: [] for name in routes}, {}, {}
+    for w in range(args.warmup):
+        for name, search in routes.items():
+            t0 = time.perf_counter()
+            labels[name] = answer(questions, search, args.k)
+            first.setdefault(name, time.perf_counter() - t0)
+    for r in range(args.repeats):
+        for name, search in (list(routes.items())[r % len(routes):] + list(routes.items())[:r % len(routes)]):
+            t0 = time.perf_counter()
+            labels[name] = answer(questions, search, args.k)
+            times[name].append(time.perf_counter() - t0)
+            print(f"  pass {r + 1} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
+
+    gold = [q.gold for q in questions]
+    names = list(routes)
+    cold_s = [median(cold["a"]) if cold["a"] else None, median(cold["b"]) if cold["b"] else None]
+    cold_s += [first.get(n) for n in names[2:]]
+    rows = []
+    for name, c in zip(names, cold_s):
+        correct = sum(a == g for a, g in zip(labels[name], gold))
+        same = sum(a == b for a, b in zip(labels[name], labels[names[0]]))
+        rows.append([name, f"{c:.2f}" if c else "-", f"{len(questions) / c:.0f}" if c else "-",
+                     spread(times[name]), f"{len(questions) / median(times[name]):.0f}",
+                     f"{100 * correct / len(questions):.2f}", f"{100 * same / len(questions):.1f}"])
+    print()
+    table(["route", "cold s", "cold q/s", "warm s median (min-max)", "warm q/s", "accuracy %",
+           "same answer as (a) %"], rows)
+    if cold["a"]:
+        print(f"cold (a) runs: {', '.join(f'{x:.2f}' for x in cold['a'])} s; (b): {', '.join(f'{x:.2f}' for x in cold['b'])} s")
+    if not args.skip_bm25s:
+        print(f"bm25s set-up (not in the timings): read corpus {read_s:.2f} s, tokenize + index {index_s:.2f} s")
+    print()
+    verdict("warm (a) / (b) questions/s", median(times[names[1]]) / median(times[names[0]]), 1.8)
+    if not args.skip_bm25s:
+        verdict("warm (a) / (c) questions/s", median(times[names[2]]) / median(times[names[0]]), 1.3)
+    best = [min(times[n]) for n in names]
+    print(f"best-of-{args.repeats} warm ratios (least disturbed by other load): (a) / (b) {best[1] / best[0]:.2f}x"
+          + ("" if args.skip_bm25s else f", (a) / (c) {best[2] / best[0]:.2f}x"))
+    if cold["a"]:
+        print(f"cold (a) / (b): {cold_s[1] / cold_s[0]:.2f}x" +
+              ("" if args.skip_bm25s else f"; cold (a) / (c): {cold_s[2] / cold_s[0]:.2f}x"))
+
+
+if __name__ == "__main__":
+    main()
