@@ -116,7 +116,7 @@ def main():
         print(f"\nours, inside build_bm25 (median): read corpus + write shards {rd:.2f} s, then JVM start + "
               f"IndexCollection {tot - rd:.2f} s; total {tot:.2f} s of {median([c.wall for c in res['ours']]):.2f} s wall")
         print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
-              f"ours: -Xmx{jvm.DEFAULT_HEAP}")
+              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 2g, see qa_baseline/index.py)")
         ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
         verdict("throughput ours / plain", ratio, 0.8)
         print(f"peak RSS ours / plain: {median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']]):.2f}x")
