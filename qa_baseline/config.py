@@ -8,10 +8,13 @@ import os
 
 import yaml
 
-from . import ROOT
+from . import ROOT, fileio
 from .errors import UserError
 
 CONFIGS = os.path.join(ROOT, "configs")
+
+
+REQUIRED = {"tasks": ("pipeline", "lang", "corpus"), "corpora": ("sources",)}
 
 
 def _known(kind):
@@ -32,8 +35,15 @@ def _load(kind, name):
     if not os.path.isfile(path):
         raise UserError(f"unknown {kind[:-1] if kind == 'tasks' else 'corpus'} {name!r}; "
                         f"known: {', '.join(_known(kind))}")
-    with open(path, encoding="utf-8") as f:
-        cfg = yaml.safe_load(f) or {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            cfg = yaml.safe_load(f) or {}
+    except yaml.YAMLError as e:
+        raise UserError(f"{path}: invalid YAML ({' '.join(str(e).split())})") from None
+    required = REQUIRED[kind]
+    missing = [k for k in required if k not in cfg] if isinstance(cfg, dict) else required
+    if missing:
+        raise UserError(f"{path}: missing {', '.join(missing)} (see the other files in configs/{kind})")
     cfg["name"] = name
     return cfg
 
@@ -64,10 +74,12 @@ def corpus_config(name_or_path, lang=None):
         if reader is None:
             raise UserError(f"{path}: cannot tell the corpus format; use one of "
                             f"{', '.join(READER_BY_SUFFIX)} or a corpus config")
-        stem = os.path.basename(path).split(".")[0]
-        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}]}
+        stem = fileio.stem(path)
+        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}],
+               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")}
     else:
         cfg = _load("corpora", name_or_path)
+        cfg["build"] = f"--corpus {name_or_path}"
         if lang and lang != cfg.get("lang", "en"):
             raise UserError(f"corpus {cfg['name']} is {cfg.get('lang', 'en')}, not {lang}")
     cfg.setdefault("lang", "en")
@@ -76,5 +88,7 @@ def corpus_config(name_or_path, lang=None):
     cfg.setdefault("analyzer", "default" if cfg["lang"] == "en" else "cjk")
     cfg.setdefault("title_in_contents", True)
     for src in cfg["sources"]:
+        if not isinstance(src, dict) or "reader" not in src or "path" not in src:
+            raise UserError(f"corpus {cfg['name']}: every source needs a reader and a path")
         src["file"] = resolve_path(src["path"])
     return cfg

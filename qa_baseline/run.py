@@ -8,6 +8,7 @@ import os
 import time
 
 from . import tasks
+from .analysis import ANALYZERS
 from .config import corpus_config, known_corpora, known_tasks, resolve_path, task_config
 from .errors import UserError, cli
 from .fileio import sha256_file
@@ -15,13 +16,14 @@ from .retrievers import RETRIEVERS, open_retriever
 from .rows import run_dir, save_row
 
 
-def parser():
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.run", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--task", required=True, choices=known_tasks(), help="task id")
+def parser(add_help=True):
+    ap = argparse.ArgumentParser(prog="python -m qa_baseline.run", description=__doc__.split("\n\n")[0],
+                                 add_help=add_help)
+    ap.add_argument("--task", required=add_help, choices=known_tasks(), help="task id")
     ap.add_argument("--data", help="task data file (default: the task config's data)")
     ap.add_argument("--corpus", help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
     ap.add_argument("--retriever", choices=sorted(RETRIEVERS), help="default from the task config")
-    ap.add_argument("--analyzer", help="BM25 index analyzer (default: the corpus config's)")
+    ap.add_argument("--analyzer", choices=ANALYZERS, help="BM25 index analyzer (default: the corpus config's)")
     ap.add_argument("--k1", type=float, help="BM25 k1 (default 0.9)")
     ap.add_argument("--b", type=float, help="BM25 b (default 0.4)")
     ap.add_argument("--out", help="run folder for the submission, row.json and trace")
@@ -51,8 +53,10 @@ def default_data(cfg):
 
 @cli
 def main(argv=None):
+    known, _ = parser(add_help=False).parse_known_args(argv)  # the task first: it adds its own options
+    if known.task is None:
+        parser().parse_args(argv)  # --help, or the usage error for the missing --task
     ap = parser()
-    known, _ = ap.parse_known_args(argv)
     cfg = task_config(known.task)
     task = tasks.load(cfg["pipeline"])
     task.add_arguments(ap)

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from . import tables
+from . import fileio, tables
 from .errors import UserError, cli
 from .tasks import datasearch, dbqa, kbqa, mcqa, openqa, qac
 from .validate import CAP, Errors
@@ -65,7 +65,7 @@ def evaluate(args, errors):
         raise UserError(f"{len(args.gold)} --gold but {len(args.submission)} --submission: give one of each per file")
     read_options, score_options = options(args)
     if args.task.startswith("mcqa-"):
-        stems = [os.path.basename(path).split(".")[0] for path in args.gold]
+        stems = [fileio.stem(path) for path in args.gold]
         if len(set(stems)) < len(stems):
             raise UserError(f"gold files need distinct names to be told apart: {', '.join(stems)}")
         files = []

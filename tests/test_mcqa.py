@@ -7,7 +7,10 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import FIXTURES, cli
+from qa_baseline.config import corpus_config
 from qa_baseline.errors import UserError
+from qa_baseline.fileio import UMASK
+from qa_baseline.index import build_bm25
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks import mcqa
 
@@ -120,7 +123,7 @@ def test_cli_end_to_end(index_root, tmp_path):
     out = tmp_path / "run"
     missing = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out),
                   env={"QA_BASELINE_INDEXES": str(tmp_path / "none")})
-    assert missing.returncode == 2 and "python -m qa_baseline.index --corpus tiny-en" in missing.stderr
+    assert missing.returncode == 2 and f"python -m qa_baseline.index --corpus {corpus}\n" in missing.stderr
     assert "Traceback" not in missing.stderr and not out.exists()
     built = cli("index", "--corpus", corpus, env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
     assert built.returncode == 0, built.stderr
@@ -134,15 +137,35 @@ def test_cli_end_to_end(index_root, tmp_path):
     row = json.loads((out / "row.json").read_text())
     assert row["metrics"] == {"accuracy": 1.0} and row["questions"] == 4
     assert row["params"] == {"analyzer": "default", "k1": 0.9, "b": 0.4, "n": 3}
-    assert row["index_manifest"]["passages"] == 6
+    assert row["index_manifest"]["passages"] == 6 and row["versions"]["anserini"] == "1.7.1"
+    traced = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out), "--trace",
+                 env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
+    assert traced.returncode == 0 and len((out / "trace.jsonl").read_text().splitlines()) == 4
+    assert oct((out / "row.json").stat().st_mode & 0o777) == oct(0o666 & ~UMASK)
+
+
+def test_index_from_another_corpus_is_refused(index_root, tmp_path):
+    one, two = tmp_path / "a" / "c.jsonl", tmp_path / "b" / "c.jsonl"  # same name, other files
+    for p in (one, two):
+        p.parent.mkdir()
+        p.write_text('{"id": "x", "contents": "cat"}\n', encoding="utf-8")
+    build_bm25(corpus_config(str(one), lang="zh"))
+    with pytest.raises(UserError, match=f"built from {one}, not from this corpus; rebuild it with: "
+                                        f".venv/bin/python -m qa_baseline.index --corpus {two} --lang zh"):
+        open_retriever("bm25", corpus_config(str(two), lang="zh"), {})
 
 
 @pytest.mark.parametrize("args, message", [
     (["--task", "nope"], "invalid choice: 'nope'"),
     (["--task", "mcqa-en", "--corpus", "nope"], "unknown corpus 'nope'; known: "),
     (["--task", "mcqa-en", "--data", "/no/such.csv"], "/no/such.csv: no such data file"),
+    (["--task", "mcqa-en", "--k1", "-1"], "BM25 needs k1 >= 0 and 0 <= b <= 1, not k1=-1.0 b=0.4"),
+    (["--task", "mcqa-en", "--analyzer", "foo"], "invalid choice: 'foo'"),
+    (["--task", "mcqa-en", "--out", "/proc/version"], "/proc/version"),
+    ([], "the following arguments are required: --task"),
 ])
-def test_cli_user_errors(args, message):
+def test_cli_user_errors(index_root, args, message):
+    build_bm25(corpus_config("vital-en"))  # into the tests' index folder, which the child inherits
     p = cli("run", *args)
     assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr
 
@@ -195,3 +218,8 @@ def test_default_data_is_the_first_existing_file():
     assert default_data(cfg).endswith(os.path.join("examples", "mcqa-en-science-sample.csv"))
     with pytest.raises(UserError, match="no default data file exists .*pass --data FILE"):
         default_data({"name": "t", "data": "/no/such.csv"})
+
+
+def test_help_shows_the_task_options():
+    p = cli("run", "--task", "mcqa-en", "--help")
+    assert p.returncode == 0 and "--n N" in p.stdout and "--team TEAM" in p.stdout

@@ -164,8 +164,7 @@ def test_errors_are_capped():
     for n in range(1, 6):
         errors.add("f", n, "bad", "fix it")
     assert errors.lines() == ["f:1: bad (fix: fix it)", "f:2: bad (fix: fix it)", "... and 3 more"]
-    with pytest.raises(Invalid, match="and 3 more"):
-        raise Invalid(errors)
+    assert str(Invalid(errors)).endswith("... and 3 more")
 
 
 @pytest.mark.parametrize("module, text, message", [

@@ -4,7 +4,7 @@ Field names are configurable per source (id_field, title_field, text_field); by 
 id/doc_id/docid, contents/text/body, and title."""
 import json
 
-from ..fileio import decoding_error, open_text
+from ..fileio import text_lines
 
 ID_FIELDS = ("id", "doc_id", "docid")
 TEXT_FIELDS = ("contents", "text", "body")
@@ -22,30 +22,25 @@ def _pick(record, configured, candidates):
 def read(src, problems):
     path = src["file"]
     id_f, text_f, title_f = src.get("id_field"), src.get("text_field"), src.get("title_field", "title")
-    with open_text(path) as f:
-        lineno = 0
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        where = (path, lineno)
         try:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = (path, lineno)
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    problems.report(*where, f"invalid JSON ({e.msg} at column {e.colno})")
-                    continue
-                if not isinstance(rec, dict):
-                    problems.report(*where, "a record must be a JSON object")
-                    continue
-                pid = _pick(rec, id_f, ID_FIELDS)
-                text = _pick(rec, text_f, TEXT_FIELDS)
-                if pid is None or str(pid).strip() == "":
-                    problems.report(*where, f"empty or missing id (fields tried: {id_f or '/'.join(ID_FIELDS)})")
-                    continue
-                if not isinstance(text, str) or not text.strip():
-                    problems.report(*where, f"missing or empty text (fields tried: {text_f or '/'.join(TEXT_FIELDS)})")
-                    continue
-                title = rec.get(title_f) or ""
-                yield where, {"id": str(pid).strip(), "title": str(title).strip(), "contents": text.strip()}
-        except UnicodeDecodeError as e:
-            raise decoding_error(f"{path}:{lineno + 1}", e) from None
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.report(*where, f"invalid JSON ({e.msg} at column {e.colno})")
+            continue
+        if not isinstance(rec, dict):
+            problems.report(*where, "a record must be a JSON object")
+            continue
+        pid = _pick(rec, id_f, ID_FIELDS)
+        text = _pick(rec, text_f, TEXT_FIELDS)
+        if pid is None or str(pid).strip() == "":
+            problems.report(*where, f"empty or missing id (fields tried: {id_f or '/'.join(ID_FIELDS)})")
+            continue
+        if not isinstance(text, str) or not text.strip():
+            problems.report(*where, f"missing or empty text (fields tried: {text_f or '/'.join(TEXT_FIELDS)})")
+            continue
+        title = rec.get(title_f) or ""
+        yield where, {"id": str(pid).strip(), "title": str(title).strip(), "contents": text.strip()}

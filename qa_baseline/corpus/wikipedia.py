@@ -8,14 +8,12 @@ Only namespace-0 articles are kept; redirects are skipped. Wikitext is turned in
 Passage ids are `{page_id}-{n}`, n counting an article's passages from 0, like the `pageid-n` ids of the
 pre-extracted Wikipedia JSON-lines corpora; page ids are unique in a dump, so these ids are too (UNIQUE_IDS).
 The title is its own field, not prepended to the text."""
-import bz2
-import gzip
 import html
-import os
 import re
 import xml.etree.ElementTree as ET
 
 from ..errors import UserError
+from ..fileio import READ_ERRORS, open_binary
 
 UNIQUE_IDS = True
 
@@ -127,14 +125,6 @@ def clean_wikitext(text):
     return "\n\n".join(_SPACES.sub(" ", _EMPTY_PARENS.sub("", _PUNCT_FIX.sub("", p))).strip() for p in paragraphs)
 
 
-def _open(path):
-    if not os.path.isfile(path):
-        raise UserError(f"{path}: no such file")
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
-
-
 def _passages(text, split, words, min_chars):
     paragraphs = clean_wikitext(text).split("\n\n")
     if split == "words":
@@ -150,7 +140,7 @@ def read(src, problems):
         raise UserError(f"{path}: unknown split {split!r}: use paragraph or words")
     if not isinstance(words, int) or words < 1:
         raise UserError(f"{path}: words must be a positive whole number, not {words!r}")
-    with _open(path) as f:
+    with open_binary(path) as f:
         try:
             events = ET.iterparse(f, events=("start", "end"))
             root = next(events)[1]
@@ -162,7 +152,7 @@ def read(src, problems):
                 root.clear()  # drops this page (and everything before it): memory stays flat
         except ET.ParseError as e:
             raise UserError(f"{path}: malformed XML dump ({e})") from None
-        except (OSError, EOFError) as e:
+        except READ_ERRORS as e:
             raise UserError(f"{path}: cannot read the dump ({e})") from None
 
 

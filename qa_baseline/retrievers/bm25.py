@@ -4,8 +4,9 @@ import json
 import os
 
 from .. import jvm
+from ..errors import UserError
 from ..analysis import pretokenize
-from ..index import bm25_dir, build_command, load_manifest
+from ..index import bm25_dir, load_manifest
 
 
 class BM25:
@@ -14,9 +15,10 @@ class BM25:
     def __init__(self, corpus_cfg, params):
         self.analyzer = params.get("analyzer") or corpus_cfg["analyzer"]
         self.k1, self.b = float(params.get("k1", 0.9)), float(params.get("b", 0.4))
+        if self.k1 < 0 or not 0 <= self.b <= 1:
+            raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer)
-        self.manifest = load_manifest(self.index_dir, build_command(
-            corpus_cfg["name"], None if self.analyzer == corpus_cfg["analyzer"] else self.analyzer))
+        self.manifest = load_manifest(corpus_cfg, self.analyzer, self.index_dir)
         autoclass = jvm.start()
         lucene = os.path.join(self.index_dir, "lucene")
         Searcher = autoclass("io.anserini.search.SimpleSearcher")

@@ -16,7 +16,7 @@ from collections import namedtuple
 from tqdm import tqdm
 
 from ..errors import UserError, at
-from ..fileio import atomic_write, decoding_error, open_text
+from ..fileio import atomic_write, text_lines
 from ..metrics import correct, summarise
 from ..validate import SubmissionFile
 
@@ -33,39 +33,36 @@ def add_arguments(ap):
 def read(path):
     """Questions of an IJCNLP-2017 T5 CSV file, validated; errors name the file and line."""
     questions, first_line, has_gold = [], {}, None
-    with open_text(path) as f:
-        reader = csv.reader(f, strict=True)
-        end = 0
-        try:
-            for rec in reader:
-                line, end = end + 1, reader.line_num
-                if not rec or (not questions and rec[0].strip().lower() == "id"):
-                    continue
-                if len(rec) not in (6, 7):
-                    raise at(path, line, f"expected 6 or 7 fields (id,question,A,B,C,D[,correct]), found {len(rec)}")
-                qid, text, *options = (x.strip() for x in rec[:6])
-                gold = rec[6].strip().upper() if len(rec) == 7 else ""
-                if not qid:
-                    raise at(path, line, "empty id")
-                if qid in first_line:
-                    raise at(path, line, f"duplicate id {qid!r} (first on line {first_line[qid]})")
-                if not text:
-                    raise at(path, line, "empty question")
-                for label, opt in zip(LABELS, options):
-                    if not opt:
-                        raise at(path, line, f"empty option {label}")
-                if gold and gold not in LABELS:
-                    raise at(path, line, f"gold label {gold!r} is not one of A, B, C, D")
-                if has_gold is None:
-                    has_gold = bool(gold)
-                elif has_gold != bool(gold):
-                    raise at(path, line, "gold label missing here but present on other lines, or the reverse")
-                first_line[qid] = line
-                questions.append(Question(qid, text, options, gold or None, line))
-        except csv.Error as e:
-            raise at(path, end + 1, f"malformed CSV ({e})") from None
-        except UnicodeDecodeError as e:
-            raise decoding_error(f"{path}:{end + 1}", e) from None
+    reader = csv.reader((text for _, text in text_lines(path)), strict=True)
+    end = 0
+    try:
+        for rec in reader:
+            line, end = end + 1, reader.line_num
+            if not rec or (not questions and rec[0].strip().lower() == "id"):
+                continue
+            if len(rec) not in (6, 7):
+                raise at(path, line, f"expected 6 or 7 fields (id,question,A,B,C,D[,correct]), found {len(rec)}")
+            qid, text, *options = (x.strip() for x in rec[:6])
+            gold = rec[6].strip().upper() if len(rec) == 7 else ""
+            if not qid:
+                raise at(path, line, "empty id")
+            if qid in first_line:
+                raise at(path, line, f"duplicate id {qid!r} (first on line {first_line[qid]})")
+            if not text:
+                raise at(path, line, "empty question")
+            for label, opt in zip(LABELS, options):
+                if not opt:
+                    raise at(path, line, f"empty option {label}")
+            if gold and gold not in LABELS:
+                raise at(path, line, f"gold label {gold!r} is not one of A, B, C, D")
+            if has_gold is None:
+                has_gold = bool(gold)
+            elif has_gold != bool(gold):
+                raise at(path, line, "gold label missing here but present on other lines, or the reverse")
+            first_line[qid] = line
+            questions.append(Question(qid, text, options, gold or None, line))
+    except csv.Error as e:
+        raise at(path, end + 1, f"malformed CSV ({e})") from None
     if not questions:
         raise UserError(f"{path}: no questions")
     return questions

@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from ..errors import UserError, at
-from ..fileio import atomic_write, decoding_error, open_text
+from ..fileio import atomic_write, text_lines
 from ..metrics import hit_at, match_answers, reciprocal_rank, summarise
 from ..validate import SubmissionFile
 
@@ -22,11 +22,7 @@ LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"
 
 def read_gold(path):
     """{QID: [acceptable answers]} in file order."""
-    try:
-        with open_text(path) as f:
-            text = f.read()
-    except UnicodeDecodeError as e:
-        raise decoding_error(path, e) from None
+    text = "".join(line for _, line in text_lines(path))
     # a root of our own around the pairs keeps line numbers: the XML declaration has no newline
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
     try:
