@@ -79,3 +79,17 @@ def test_corpus_file_and_unknown_names(tmp_path):
     (tmp_path / "x.txt").write_text("x")
     with pytest.raises(UserError, match="cannot tell the corpus format"):
         corpus_config(str(tmp_path / "x.txt"))
+
+
+def test_bad_bytes_are_reported_on_their_own_line(tmp_path):
+    """Decoding goes line by line: the error names the bad line, not the start of a decoded block."""
+    p = tmp_path / "long.jsonl.gz"
+    good = "".join(json.dumps({"id": str(i), "contents": "x" * 40}) + "\n" for i in range(500))
+    with gzip.open(p, "wb") as f:
+        f.write(good.encode() + '{"id": "bad", "contents": "caf\u00e9"}\n'.encode("latin-1"))
+    with pytest.raises(UserError, match=r"long.jsonl.gz:501: not valid UTF-8 \(byte 30 of the line"):
+        list(read_corpus(jsonl_cfg(p), Problems()))
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(p.read_bytes()[:200])
+    with pytest.raises(UserError, match=r"damaged.jsonl.gz:\d+: cannot read the file"):
+        list(read_corpus(jsonl_cfg(damaged), Problems()))
