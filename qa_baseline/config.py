@@ -18,8 +18,7 @@ REQUIRED = {"tasks": ("pipeline", "lang", "corpus"), "corpora": ("sources",)}
 
 
 def _known(kind):
-    return sorted(os.path.splitext(os.path.basename(p))[0]
-                  for p in glob.glob(os.path.join(CONFIGS, kind, "*.yaml")))
+    return sorted(fileio.stem(p) for p in glob.glob(os.path.join(CONFIGS, kind, "*.yaml")))
 
 
 def known_tasks():

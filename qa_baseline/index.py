@@ -118,8 +118,7 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
             raise UserError(f"Anserini indexed {indexed} of {count} passages; see its log above")
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
-            "corpus": cfg["name"], "lang": cfg["lang"], "fingerprint": fp,
-            "sources": sources,
+            "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
             "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
             "title_in_contents": cfg["title_in_contents"], "format": FORMAT, "versions": jvm.versions(),
             "threads": threads, "seconds": {"read": round(read_s, 2), "total": round(time.time() - started, 2)},

@@ -4,8 +4,8 @@ import json
 import os
 
 from .. import jvm
-from ..errors import UserError
 from ..analysis import pretokenize
+from ..errors import UserError
 from ..index import bm25_dir, load_manifest
 
 
