@@ -31,7 +31,7 @@ from _common import PROJECT, PYTHON, data_dir, load_info, median, run_child, spr
 from qa_baseline.config import corpus_config
 from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems
-from qa_baseline.index import bm25_dir, indexed_text
+from qa_baseline.index import bm25_dir, passage_text
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks import mcqa
 
@@ -54,7 +54,7 @@ def bm25s_route(cfg, threads):
     ids, texts = [], []
     for p in read_corpus(cfg, Problems("stop")):
         ids.append(p["id"])
-        texts.append(indexed_text(p, cfg, cfg["analyzer"]))
+        texts.append(passage_text(p, cfg))  # default analyzer: no pre-tokenizing
     t1 = time.perf_counter()
     stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25(k1=0.9, b=0.4)

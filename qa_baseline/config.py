@@ -14,7 +14,8 @@ from .errors import UserError
 CONFIGS = os.path.join(ROOT, "configs")
 
 
-REQUIRED = {"tasks": ("pipeline", "lang", "corpus"), "corpora": ("sources",)}
+REQUIRED = {"tasks": ("pipeline", "lang", "corpus"), "corpora": ("sources",), "encoders": ("kind", "model")}
+SINGULAR = {"tasks": "task", "corpora": "corpus", "encoders": "encoder"}
 
 
 def _known(kind):
@@ -32,7 +33,7 @@ def known_corpora():
 def _load(kind, name):
     path = os.path.join(CONFIGS, kind, name + ".yaml")
     if not os.path.isfile(path):
-        raise UserError(f"unknown {kind[:-1] if kind == 'tasks' else 'corpus'} {name!r}; "
+        raise UserError(f"unknown {SINGULAR[kind]} {name!r}; "
                         f"known: {', '.join(_known(kind))}")
     try:
         with open(path, encoding="utf-8") as f:
@@ -49,6 +50,14 @@ def _load(kind, name):
 
 def task_config(name):
     return _load("tasks", name)
+
+
+def known_encoders():
+    return _known("encoders")
+
+
+def encoder_config(name):
+    return _load("encoders", name)
 
 
 def resolve_path(path):

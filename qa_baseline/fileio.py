@@ -82,6 +82,16 @@ def write_json(path, obj):
         f.write("\n")
 
 
+def read_json(path):
+    """A JSON object from PATH, or {} when the file is missing, unreadable or not an object."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            obj = json.load(f)
+        return obj if isinstance(obj, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
 def replace_dir(tmp_dir, final_dir):
     """Move a finished folder into place, replacing an older one as late as possible."""
     old = None

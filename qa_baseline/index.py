@@ -20,7 +20,7 @@ from .analysis import ANALYZERS, pretokenize
 from .config import corpus_config, known_corpora
 from .corpus import read_corpus
 from .errors import Problems, UserError, cli
-from .fileio import UMASK, replace_dir, sha256_file, write_json
+from .fileio import UMASK, read_json, replace_dir, sha256_file, write_json
 
 
 def indexes_root():
@@ -35,19 +35,19 @@ def bm25_dir(cfg, analyzer=None, root=None):
     return os.path.join(root or indexes_root(), cfg["name"], f"bm25-{analyzer or cfg['analyzer']}")
 
 
-def fingerprint(cfg, analyzer):
-    """What decides the index contents: source files and checksums, reader settings, analyzer, Anserini
-    version, indexed-text format (FORMAT: bump it when a reader's output or the indexed text changes)."""
+def fingerprint(cfg, **settings):
+    """What decides an index's contents: source files and checksums, reader settings, indexed-text format
+    (FORMAT: bump it when a reader's output or the indexed text changes) and SETTINGS (analyzer and Anserini
+    version; encoder and shard size). Returns (hex digest, sources with checksums)."""
     sources = [{**{k: v for k, v in s.items() if k != "path"}, "sha256": sha256_file(s["file"])}
                for s in cfg["sources"]]
-    spec = {"format": FORMAT, "sources": sources, "analyzer": analyzer, "anserini": jvm.versions()["anserini"],
-            "title_in_contents": cfg["title_in_contents"]}
+    spec = {"format": FORMAT, "sources": sources, "title_in_contents": cfg["title_in_contents"], **settings}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), sources
 
 
-def indexed_text(p, cfg, analyzer):
-    text = p["title"] + "\n" + p["contents"] if cfg["title_in_contents"] and p["title"] else p["contents"]
-    return pretokenize(text, analyzer)
+def passage_text(p, cfg):
+    """The text that is indexed and encoded: title + newline + passage (unless the corpus says otherwise)."""
+    return p["title"] + "\n" + p["contents"] if cfg["title_in_contents"] and p["title"] else p["contents"]
 
 
 def write_shards(cfg, analyzer, folder, shards, problems):
@@ -57,7 +57,7 @@ def write_shards(cfg, analyzer, folder, shards, problems):
     try:
         for p in tqdm(read_corpus(cfg, problems), desc=f"reading {cfg['name']}", unit=" passages",
                       mininterval=1.0, disable=None):
-            doc = {"id": p["id"], "contents": indexed_text(p, cfg, analyzer), "title": p["title"]}
+            doc = {"id": p["id"], "contents": pretokenize(passage_text(p, cfg), analyzer), "title": p["title"]}
             if analyzer == "jieba":
                 doc["text"] = p["contents"]
             files[n % shards].write(json.dumps(doc, ensure_ascii=False) + "\n")
@@ -92,7 +92,7 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
     if analyzer not in ANALYZERS:
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
     final = bm25_dir(cfg, analyzer, root)
-    fp, sources = fingerprint(cfg, analyzer)
+    fp, sources = fingerprint(cfg, analyzer=analyzer, anserini=jvm.versions()["anserini"])
     if not force and read_manifest(final).get("fingerprint") == fp:
         print(f"{final}: up to date", file=sys.stderr)
         return final
@@ -132,20 +132,13 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
 
 def read_manifest(index_dir):
     """The index's manifest, or {} when there is none or it is unreadable (then the index is rebuilt)."""
-    try:
-        with open(os.path.join(index_dir, "manifest.json"), encoding="utf-8") as f:
-            manifest = json.load(f)
-        return manifest if isinstance(manifest, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_json(os.path.join(index_dir, "manifest.json"))
 
 
-def load_manifest(cfg, analyzer, index_dir):
+def load_manifest(cfg, index_dir, options=""):
     """The manifest of a complete index built from this corpus config's files, else a UserError naming
-    the command that builds it."""
-    hint = f".venv/bin/python -m qa_baseline.index {cfg['build']}"
-    if analyzer != cfg["analyzer"]:
-        hint += f" --analyzer {analyzer}"
+    the command (with OPTIONS) that builds it."""
+    hint = f".venv/bin/python -m qa_baseline.index {cfg['build']}{options}"
     manifest = read_manifest(index_dir)
     if not manifest:
         raise UserError(f"no index at {index_dir}; build it with: {hint}")
@@ -167,10 +160,33 @@ def main(argv=None):
     ap.add_argument("--on-bad-record", choices=("stop", "skip"), default="stop",
                     help="stop at the first bad corpus record (default) or skip and count them")
     ap.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")
+    ap.add_argument("--dense", nargs="?", const="", metavar="ENCODER",
+                    help="also build a dense index with ENCODER (a configs/encoders name, model folder or cached "
+                         "model id; without a name: the corpus config's first `dense` encoder, else the "
+                         "language's default). Encoders listed in the corpus config's `dense` are always built")
+    ap.add_argument("--faiss", default="auto", help="faiss index type: auto (default), flat, hnsw, ivfpq")
+    ap.add_argument("--shard-size", type=int, help="passages per encoded shard (default 8192)")
+    ap.add_argument("--part", metavar="I/M", help="encode only shards I, I+M, I+2M, ... (one of M machines) and "
+                                                  "stop; then gather the shards and run again without --part")
     args = ap.parse_args(argv)
+    part = None
+    if args.part:
+        i, _, m = args.part.partition("/")
+        if not (i.isdigit() and m.isdigit() and int(i) < int(m)):
+            raise UserError(f"--part must be I/M with 0 <= I < M, not {args.part!r}")
+        part = (int(i), int(m))
+    from .dense_index import SHARD_SIZE, build_dense  # numpy and faiss only when needed
     for name in args.corpus:
         cfg = corpus_config(name, args.lang)
         build_bm25(cfg, args.analyzer, args.threads, args.on_bad_record, args.force)
+        encoders = list(cfg.get("dense") or [])
+        if args.dense is not None:
+            wanted = args.dense or (encoders[0] if encoders else None)  # None: the language's default
+            if wanted not in encoders:
+                encoders.append(wanted)
+        for encoder in encoders:
+            build_dense(cfg, encoder, args.faiss, args.shard_size or SHARD_SIZE, args.on_bad_record, args.force,
+                        part=part)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,11 @@ import argparse
 import os
 import time
 
-from . import tasks
-from .analysis import ANALYZERS
+from . import retrievers, tasks
 from .config import corpus_config, known_corpora, known_tasks, resolve_path, task_config
 from .errors import UserError, cli
 from .fileio import sha256_file
-from .retrievers import RETRIEVERS, open_retriever
+from .retrievers import open_retriever
 from .rows import run_dir, save_row
 
 
@@ -22,16 +21,13 @@ def parser(add_help=True):
     ap.add_argument("--task", required=add_help, choices=known_tasks(), help="task id")
     ap.add_argument("--data", help="task data file (default: the task config's data)")
     ap.add_argument("--corpus", help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
-    ap.add_argument("--retriever", choices=sorted(RETRIEVERS), help="default from the task config")
-    ap.add_argument("--analyzer", choices=ANALYZERS, help="BM25 index analyzer (default: the corpus config's)")
-    ap.add_argument("--k1", type=float, help="BM25 k1 (default 0.9)")
-    ap.add_argument("--b", type=float, help="BM25 b (default 0.4)")
+    retrievers.add_arguments(ap)
     ap.add_argument("--out", help="run folder for the submission, row.json and trace")
     ap.add_argument("--trace", action="store_true", help="also write trace.jsonl: top documents per query")
     return ap
 
 
-NOT_SETTINGS = {"task", "data", "corpus", "retriever", "out", "trace", "team"}
+NOT_SETTINGS = {"task", "data", "corpus", "retriever", "out", "trace", "team", "train", "reranker"}
 
 
 def variant(name, args):
@@ -65,20 +61,24 @@ def main(argv=None):
     if not os.path.isfile(data):
         raise UserError(f"{data}: no such data file")
     items = task.read(data)
-    corpus = corpus_config(args.corpus or cfg["corpus"], cfg.get("lang"))
-    name = args.retriever or cfg.get("retriever", "bm25")
-    overrides = {"analyzer": args.analyzer, "k1": args.k1, "b": args.b}
-    params = {**cfg.get(name, {}), **{k: v for k, v in overrides.items() if v is not None}}
     started = time.time()
-    retriever = open_retriever(name, corpus, params)
-    out = args.out or run_dir(cfg["name"], data, corpus["name"], variant(name, args))
+    if getattr(task, "USES_RETRIEVER", True):
+        corpus_cfg = corpus_config(args.corpus or cfg["corpus"], cfg.get("lang"))
+        corpus = corpus_cfg["name"]
+        name = args.retriever or cfg.get("retriever", "bm25")
+        params = {**cfg.get("bm25", {}), **cfg.get(name, {}), **retrievers.params(args)}
+        retriever = open_retriever(name, corpus_cfg, params)
+    else:  # the task ranks what its data file gives it (dbqa): its method names the row
+        corpus, name, retriever = "-", task.method(args, cfg), None
+    out = args.out or run_dir(cfg["name"], data, corpus, variant(name, args))
     result = task.run(items, retriever, cfg, args, out)
     save_row(out, {
-        "task": cfg["name"], "data": data, "data_sha256": sha256_file(data), "corpus": corpus["name"],
-        "retriever": name, "params": {**retriever.params(), **result["params"]},
+        "task": cfg["name"], "data": data, "data_sha256": sha256_file(data), "corpus": corpus,
+        "retriever": name, "params": {**(retriever.params() if retriever else {}), **result["params"]},
         "questions": result["questions"], "metrics": result["metrics"], "files": result["files"],
         "per_question": result.get("per_question", {}),
-        "index_manifest": retriever.manifest, "config": cfg, "seconds": round(time.time() - started, 2),
+        "index_manifest": retriever.manifest if retriever else None, "config": cfg,
+        "seconds": round(time.time() - started, 2),
     })
 
 

@@ -18,7 +18,8 @@ class BM25:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer)
-        self.manifest = load_manifest(corpus_cfg, self.analyzer, self.index_dir)
+        self.manifest = load_manifest(corpus_cfg, self.index_dir,
+                                      f" --analyzer {self.analyzer}" if self.analyzer != corpus_cfg["analyzer"] else "")
         autoclass = jvm.start()
         lucene = os.path.join(self.index_dir, "lucene")
         Searcher = autoclass("io.anserini.search.SimpleSearcher")

@@ -1,0 +1,187 @@
+"""Dense and hybrid retrieval on the six-passage fixture: scores against sentence-transformers called
+directly, resumable sharded encoding, faiss types, fusion arithmetic, bad input."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline.dense_index import build_dense, dense_dir
+from qa_baseline.encoders import CrossEncoder, load_encoder
+from qa_baseline.errors import UserError
+from qa_baseline.retrievers import open_retriever, write_trec_run
+from qa_baseline.retrievers.hybrid import rrf, weighted
+
+
+def passages():
+    with open(os.path.join(FIXTURES, "tiny-en.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="module")
+def dense_cfg(tiny_cfg):
+    build_dense(tiny_cfg, "minilm", shard_size=4)
+    return tiny_cfg
+
+
+def test_dense_scores_are_cosines_of_sentence_transformers(dense_cfg):
+    from sentence_transformers import SentenceTransformer
+    model = SentenceTransformer(load_encoder("minilm").cfg["model"], device="cpu")
+    docs = passages()
+    vectors = model.encode([d["title"] + "\n" + d["contents"] for d in docs], normalize_embeddings=True)
+    query = "what does a magnet attract"
+    expected = vectors @ model.encode([query], normalize_embeddings=True)[0]
+    hits = open_retriever("dense", dense_cfg, {"encoder": "minilm"}).search([query, "  "], 6)
+    assert [d for d, _ in hits[0]] == [docs[i]["id"] for i in np.argsort(-expected)]
+    assert hits[0][0][0] == "d6"
+    np.testing.assert_allclose([s for _, s in hits[0]], np.sort(expected)[::-1], atol=1e-5)
+    assert hits[1] == []  # an empty query finds nothing
+
+
+def test_manifest_and_vectors_on_disk(dense_cfg):
+    folder = dense_dir(dense_cfg, "minilm")
+    with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    assert manifest["passages"] == 6 and manifest["dim"] == 384 and manifest["encoder"]["name"] == "minilm"
+    assert manifest["faiss"]["type"] == "flat" and len(manifest["sources"][0]["sha256"]) == 64
+    shards = sorted(f for f in os.listdir(os.path.join(folder, "shards")) if f.endswith(".npy"))
+    assert shards == ["00000.npy", "00001.npy"]
+    assert [np.load(os.path.join(folder, "shards", s)).shape for s in shards] == [(4, 384), (2, 384)]
+
+
+def test_interrupted_build_resumes_without_re_encoding(tiny_cfg, tmp_path, monkeypatch):
+    from qa_baseline.encoders import Encoder
+    calls, real = [], Encoder.encode
+
+    def failing(self, texts, kind="passage", **kw):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, texts, kind, **kw)
+
+    monkeypatch.setattr(Encoder, "encode", failing)
+    with pytest.raises(KeyboardInterrupt):
+        build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path))
+    assert not os.path.exists(dense_dir(tiny_cfg, "minilm", str(tmp_path)))  # nothing half-written in place
+    calls.clear()
+    monkeypatch.setattr(Encoder, "encode", lambda self, texts, kind="passage", **kw:
+                        calls.append(len(texts)) or real(self, texts, kind, **kw))
+    folder = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path))
+    assert calls == [2, 2]  # shard 0 was kept; shards 1 and 2 encoded now (the probe call is not counted)
+    fresh = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / "fresh"))
+    for s in ("00000.npy", "00001.npy", "00002.npy"):
+        np.testing.assert_array_equal(np.load(os.path.join(folder, "shards", s)),
+                                      np.load(os.path.join(fresh, "shards", s)))
+    calls.clear()
+    build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path))
+    assert calls == []  # up to date
+
+
+def test_hnsw_finds_what_exact_search_finds(tiny_cfg, tmp_path, monkeypatch):
+    monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
+    build_dense(tiny_cfg, "minilm", faiss_type="hnsw")
+    hnsw = open_retriever("dense", tiny_cfg, {"encoder": "minilm"})
+    assert hnsw.params()["faiss"] == "hnsw"
+    monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path / "flat"))
+    build_dense(tiny_cfg, "minilm", faiss_type="flat")
+    flat = open_retriever("dense", tiny_cfg, {"encoder": "minilm"})
+    queries = ["frozen water", "the sun and the moon"]
+    a, b = hnsw.search(queries, 3), flat.search(queries, 3)
+    assert [[d for d, _ in h] for h in a] == [[d for d, _ in h] for h in b]
+    with pytest.raises(UserError, match="ivfpq needs at least 10,000 passages"):
+        build_dense(tiny_cfg, "minilm", faiss_type="ivfpq", force=True)
+
+
+def test_index_and_encoder_must_match(dense_cfg, tmp_path, monkeypatch):
+    folder = dense_dir(dense_cfg, "minilm")
+    copy = tmp_path / dense_cfg["name"] / "dense-minilm"
+    copy.mkdir(parents=True)
+    for name in os.listdir(folder):
+        if name != "shards":
+            (copy / name).write_bytes(open(os.path.join(folder, name), "rb").read())
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["encoder"]["dim"], manifest["encoder"]["model"] = 512, "/elsewhere/model"
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
+    with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in model, dim.*--force"):
+        open_retriever("dense", dense_cfg, {"encoder": "minilm"})
+    with pytest.raises(UserError, match="no index at .*dense-bge-small; build it with: .*--dense bge-small"):
+        open_retriever("dense", dense_cfg, {"encoder": "bge-small"})
+
+
+def test_unavailable_encoder_is_one_clear_error():
+    with pytest.raises(UserError, match="cannot load nobody/no-such-model offline"):
+        load_encoder("nobody/no-such-model")
+    with pytest.raises(UserError, match="unknown encoder 'nonsense'"):
+        load_encoder("nonsense")
+
+
+def test_onnx_encoder_applies_prefix_pooling_and_normalisation():
+    bge = load_encoder("bge-small")
+    assert bge.dim == 384 and bge.prefix["query"].startswith("Represent this sentence")
+    q, p = bge.encode(["How many people live in Berlin?"], "query"), bge.encode(["Berlin has 3.5 million people.", ""])
+    np.testing.assert_allclose(np.linalg.norm(np.vstack([q, p]), axis=1), 1, atol=1e-5)
+    assert (p @ q[0])[0] > 0.7
+
+
+def test_cross_encoder_matches_the_model_card():
+    """The model card of cross-encoder/ms-marco-MiniLM-L-12-v2 gives 9.19 and -11.19 (full precision);
+    the int8 ONNX model is within 0.2 of both."""
+    q = "How many people live in Berlin?"
+    logits = CrossEncoder().score([
+        (q, "Berlin has a population of 3,520,031 registered inhabitants in an area of 891.82 square kilometers."),
+        (q, "New York City is famous for the Metropolitan Museum of Art.")])
+    np.testing.assert_allclose(logits, [9.19, -11.19], atol=0.2)
+
+
+def test_fusion_arithmetic():
+    bm25 = [("a", 12.0), ("b", 8.0), ("c", 4.0)]
+    dense = [("c", 0.9), ("a", 0.5)]
+    assert rrf([bm25, dense], 60) == pytest.approx({"a": 1 / 61 + 1 / 62, "b": 1 / 62, "c": 1 / 63 + 1 / 61})
+    assert weighted([bm25, dense], (0.7, 0.3)) == pytest.approx({"a": 0.7 * 1 + 0.3 * 0, "b": 0.7 * 0.5,
+                                                                 "c": 0.7 * 0 + 0.3 * 1})
+
+
+def test_hybrid_ranks_by_fused_score(dense_cfg):
+    hybrid = open_retriever("hybrid", dense_cfg, {"encoder": "minilm", "depth": 6})
+    query = "green plants and sunlight"
+    a, b = hybrid.bm25.search([query], 6)[0], hybrid.dense.search([query], 6)[0]
+    expected = sorted(rrf([a, b], 60).items(), key=lambda x: (-x[1], x[0]))[:3]
+    assert hybrid.search([query], 3)[0] == expected and expected[0][0] == "d3"
+    weighted_hybrid = open_retriever("hybrid", dense_cfg, {"encoder": "minilm", "fusion": "weighted", "weight": 1.0})
+    assert [d for d, _ in weighted_hybrid.search([query], 6)[0]] == [d for d, _ in b]  # weight 1 = dense order
+
+
+def test_trec_run_file_and_search_cli(dense_cfg, tmp_path):
+    path = tmp_path / "run.trec"
+    write_trec_run(str(path), ["q1", "q2"], [[("d3", 0.5), ("d1", 0.25)], []], "dense")
+    assert path.read_text() == "q1 Q0 d3 1 0.500000 dense\nq1 Q0 d1 2 0.250000 dense\n"
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q1\tfrozen water\nq2\tmagnet\n")
+    out = tmp_path / "cli.trec"
+    r = cli("search", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--retriever", "dense",
+            "--encoder", "minilm", "--topics", str(topics), "--output", str(out), "--k", "2")
+    assert r.returncode == 0, r.stderr
+    lines = [line.split() for line in out.read_text().splitlines()]
+    assert [(x[0], x[2], x[3], x[5]) for x in lines] == [("q1", "d5", "1", "dense"), ("q1", lines[1][2], "2", "dense"),
+                                                      ("q2", "d6", "1", "dense"), ("q2", lines[3][2], "2", "dense")]
+    topics.write_text("q1 frozen water\n")
+    r = cli("search", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--topics", str(topics), "--output", str(out))
+    assert r.returncode == 2 and r.stderr.strip().endswith("topics.tsv:1: expected `qid<TAB>query`")
+
+
+def test_parts_encoded_apart_merge_into_the_same_index(tiny_cfg, tmp_path):
+    import shutil
+    parts = [build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / f"m{i}"), part=(i, 2))
+             for i in range(2)]
+    assert [sorted(f for f in os.listdir(os.path.join(p, "shards")) if f.endswith(".npy")) for p in parts] == \
+        [["00000.npy", "00002.npy"], ["00001.npy"]]
+    for name in os.listdir(os.path.join(parts[1], "shards")):
+        shutil.copy(os.path.join(parts[1], "shards", name), os.path.join(parts[0], "shards"))
+    merged = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / "m0"))
+    fresh = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / "fresh"))
+    for name in ("docids.jsonl", "shards/00001.npy"):
+        assert open(os.path.join(merged, name), "rb").read() == open(os.path.join(fresh, name), "rb").read()
+    r = cli("index", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--dense", "--part", "2/2")
+    assert r.returncode == 2 and "--part must be I/M with 0 <= I < M, not '2/2'" in r.stderr
