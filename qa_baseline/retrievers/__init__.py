@@ -25,7 +25,8 @@ def add_arguments(ap):
     ap.add_argument("--analyzer", choices=ANALYZERS, help="BM25 index analyzer (default: the corpus config's)")
     ap.add_argument("--k1", type=float, help="BM25 k1 (default 0.9)")
     ap.add_argument("--b", type=float, help="BM25 b (default 0.4)")
-    ap.add_argument("--encoder", help="dense/hybrid: encoder (default: the corpus config's, else the language's)")
+    ap.add_argument("--encoder", help="encoder of the dense/hybrid retriever and the dbqa dense reranker "
+                                      "(default: the corpus config's, else the language's)")
     ap.add_argument("--fusion", choices=("rrf", "weighted"), help="hybrid: fusion rule (default rrf)")
     ap.add_argument("--weight", type=float, help="hybrid, weighted fusion: weight of the dense score (default 0.5)")
 

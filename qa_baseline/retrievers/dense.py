@@ -8,7 +8,7 @@ from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
 from ..index import load_manifest
 
-DECIDES_VECTORS = ("name", "kind", "model", "dim", "pooling", "normalize", "query_prefix", "passage_prefix",
+DECIDES_VECTORS = ("name", "kind", "model", "package", "dim", "pooling", "normalize", "query_prefix", "passage_prefix",
                    "max_length")
 
 

@@ -1,0 +1,43 @@
+"""Neural rerankers (qa_baseline/encoders.py).
+
+dense  cosine of the question (encoded as a query) and the sentence (as a passage) with a bi-encoder: --encoder,
+       default encoders.DEFAULTS (minilm for English, e5-small for Chinese)
+cross  the logit of the English ONNX cross-encoder ms-marco-MiniLM-L-12-v2 (int8) for (question, sentence);
+       there is no Chinese cross-encoder"""
+import numpy as np
+
+from ..encoders import CrossEncoder, load_encoder
+from ..errors import UserError
+from .lexical import Reranker
+
+
+class Dense(Reranker):
+    names, options = ("dense",), ("encoder",)
+
+    def __init__(self, lang, settings, text):
+        self.encoder = load_encoder(settings.get("encoder"), lang)
+
+    def params(self):
+        return {"encoder": self.encoder.name}
+
+    def features(self, groups):
+        questions = self.encoder.encode([g.question for g in groups], "query")
+        sentences = self.encoder.encode([s for g in groups for s in g.sentences], "passage")
+        rows = np.repeat(np.arange(len(groups)), [len(g.sentences) for g in groups])
+        return np.einsum("ij,ij->i", questions[rows], sentences).astype(np.float64)[:, None]
+
+
+class Cross(Reranker):
+    names = ("cross",)
+
+    def __init__(self, lang, settings, text):
+        if lang != "en":
+            raise UserError("the cross reranker is English only (no Chinese cross-encoder is installed); "
+                            "use bm25, overlap, dense or learned")
+        self.model = CrossEncoder()
+
+    def params(self):
+        return {"cross_encoder": self.model.name}
+
+    def features(self, groups):
+        return self.model.score([(g.question, s) for g in groups for s in g.sentences]).astype(np.float64)[:, None]

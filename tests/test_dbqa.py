@@ -1,0 +1,238 @@
+"""DBQA pipeline: the reader (labels optional, bad input with FILE:LINE), tokens, hand-computed BM25 and overlap
+values on self-written groups, the learned reranker's determinism, dense and cross on a handful of sentences,
+and `python -m qa_baseline.run --task dbqa` end to end (its metrics equal the scorer's on its submission)."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline import ROOT
+from qa_baseline.errors import UserError
+from qa_baseline.rerankers import make
+from qa_baseline.rerankers.text import Text, bigrams, char_units, chars, detect_lang
+from qa_baseline.tasks import dbqa
+
+EN, ZH = os.path.join(FIXTURES, "dbqa-en.tsv"), os.path.join(FIXTURES, "dbqa-zh.tsv")
+
+
+def write(tmp_path, text, name="data.tsv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def run_dbqa(tmp_path, *args):
+    """Exit status, stderr and (row, submission scores) of a dbqa run into tmp_path/run."""
+    out = tmp_path / "run"
+    proc = cli("run", "--task", "dbqa", "--out", str(out), *args)
+    if proc.returncode:
+        return proc.returncode, proc.stderr, None
+    row = json.loads((out / "row.json").read_text())
+    return 0, proc.stderr, (row, [float(x) for x in (out / "submission.txt").read_text().split()])
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+def test_read_groups_consecutive_lines_labels_optional(tmp_path):
+    groups = dbqa.read(EN)
+    assert [(g.question, len(g.sentences), g.labels, g.line) for g in groups] == [
+        ("what color is the sky", 3, [1, 0, 0], 1), ("who wrote hamlet", 3, [1, 0, 0], 4)]
+    unlabelled = dbqa.read(write(tmp_path, "q\ta\nq\tb\nr\tc\nq\td\n"))
+    assert [(g.question, g.sentences, g.labels) for g in unlabelled] == [
+        ("q", ["a", "b"], None), ("r", ["c"], None), ("q", ["d"], None)]  # a question again: another group
+    with pytest.raises(UserError, match="no labels"):
+        dbqa.read_gold(write(tmp_path, "q\ta\n"))
+    example = dbqa.read(os.path.join(ROOT, "examples", "dbqa-en-sample.tsv"))  # the default without ../shared
+    assert len(example) == 4 and all(sum(g.labels) == 1 for g in example)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("q\ta\t1\nq\tb\t0\tx\n", ":2: expected 2 or 3 tab-separated fields (question, sentence[, label]), found 4"),
+    ("q\ta\n\n", ":2: expected 2 or 3 tab-separated fields"),
+    ("q\ta\t1\nq\tb\tyes\n", ":2: label 'yes' is not 0 or 1"),
+    ("q\ta\t1\nq\tb\n", ":2: label missing here but present on other lines, or the reverse"),
+    ("", ": no lines"),
+])
+def test_bad_input_names_file_and_line(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(UserError) as e:
+        dbqa.read(path)
+    assert str(e.value).startswith(path + message)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("q\ta\t1\n \tb\t0\n", ":2: empty question (pass --allow-empty"),
+    ("q\ta\t1\nr\tb\t0\nr\t\t0\n", ":3: empty sentence (pass --allow-empty"),
+])
+def test_empty_question_or_sentence(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(UserError) as e:
+        dbqa.check_text(path, dbqa.read(path))
+    assert str(e.value).startswith(path + message)
+    assert len(dbqa.read_gold(path)) == 2  # the scorer needs only the labels
+
+
+def test_language_is_detected():
+    assert detect_lang(g.question for g in dbqa.read(EN)) == "en"
+    assert detect_lang(g.question for g in dbqa.read(ZH)) == "zh"
+
+
+# --- tokens -------------------------------------------------------------------------------------------------
+
+def test_tokens():
+    words = Text("en").words
+    assert words("the sky at night is dark and the sky has stars") == ("sky", "night", "dark", "sky", "ha", "star")
+    assert words("hamlet was written by shakespeare") == ("hamlet", "written", "shakespear")
+    text = "CMRC ２０１８年的比赛"  # full-width digits become ASCII (NFKC)
+    assert chars(text) == ["cmrc", "2018", "年", "的", "比", "赛"]
+    assert bigrams(text) == ["cmrc", "2018", "年的", "的比", "比赛"]
+    assert bigrams("天 空") == ["天", "空"]
+    assert "".join(Text("zh", "jieba").words(text)) == "cmrc2018年的比赛"
+    assert char_units("Sky 天空") == {"#sk", "sky", "ky#", "天", "空"}
+    with pytest.raises(UserError, match="--tokens char is for Chinese"):
+        Text("en", "char")
+
+
+# --- lexical rerankers, by hand -----------------------------------------------------------------------------
+
+def test_bm25_with_group_statistics_by_hand():
+    # group 1: question tokens what, color, sky; sentence lengths 2, 2, 6 (avgdl 10/3); sky in 2 of 3 sentences
+    # group 2: who, wrote, hamlet; lengths 3, 3, 2 (avgdl 8/3); hamlet in 1 of 3
+    idf_sky, idf_hamlet = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5)), math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
+    expected = [idf_sky * 1 / (1 + 0.9 * (0.6 + 0.4 * 2 / (10 / 3))), 0.0,
+                idf_sky * 2 / (2 + 0.9 * (0.6 + 0.4 * 6 / (10 / 3))),
+                idf_hamlet * 1 / (1 + 0.9 * (0.6 + 0.4 * 3 / (8 / 3))), 0.0, 0.0]
+    assert list(make("bm25", "en", {}).score(dbqa.read(EN))) == pytest.approx(expected, rel=1e-12)
+    k1, b = 1.2, 1.0
+    assert make("bm25", "en", {"k1": k1, "b": b}).score(dbqa.read(EN))[2] == pytest.approx(
+        idf_sky * 2 / (2 + k1 * (6 / (10 / 3))), rel=1e-12)
+    with pytest.raises(UserError, match="0 <= b <= 1"):
+        make("bm25", "en", {"b": 2})
+
+
+def test_overlap_by_hand():
+    # English group 1: question words {what, color, sky}; idf(sky) = ln 1.6 (2 of 3), idf(what) = idf(color) = ln 8
+    features = make("overlap", "en", {}).features(dbqa.read(EN))
+    share = math.log(1.6) / (math.log(1.6) + 2 * math.log(8))
+    np.testing.assert_allclose(features[:3, :2], [[1 / 3, share], [0, 0], [1 / 3, share]], rtol=1e-12)
+    # trigrams of "what color is the sky": 4 + 5 + 2 + 3 + 3 = 17; "the sky is blue" has #th the he# #sk sky ky# #is is#
+    assert features[0, 2] == pytest.approx(8 / 17, rel=1e-12)
+    # Chinese, char tokens: question characters 天空是什么颜色 (？ dropped); 天 空 是 色 in 2 of 3 sentences
+    # (idf ln 1.6), 什 么 颜 in none (ln 8); sentence 1 has 天 空 是 色, sentence 2 是 色, sentence 3 天 空
+    zh = make("overlap", "zh", {"tokens": "char"}).features(dbqa.read(ZH))
+    total = 4 * math.log(1.6) + 3 * math.log(8)
+    two = [2 / 7, 2 * math.log(1.6) / total]
+    expected = [[4 / 7, 4 * math.log(1.6) / total], two, two]
+    np.testing.assert_allclose(zh[:3, :2], expected, rtol=1e-12)
+    np.testing.assert_allclose(zh[:3, 2:], expected, rtol=1e-12)  # Chinese char units are the char tokens
+    assert list(make("overlap", "zh", {}).score(dbqa.read(ZH))[:3]) == pytest.approx([e[1] for e in expected])
+
+
+# --- learned, dense, cross ----------------------------------------------------------------------------------
+
+def test_learned_is_deterministic():
+    groups = dbqa.read(EN)
+    models = [make("learned", "en", {}).fit(groups) for _ in range(2)]
+    assert np.array_equal(models[0].score(groups), models[1].score(groups))
+    assert models[0].params()["features"] == "bm25,overlap"
+    assert list(models[0].params()["weights"]) == ["bm25", "word", "word_idf", "char", "char_idf"]
+    with pytest.raises(UserError, match="lines labelled 1 and lines labelled 0"):
+        make("learned", "en", {}).fit([dbqa.Group("q", ["a", "b"], [0, 0], 1)])
+    with pytest.raises(UserError, match="--features bm25,learned"):
+        make("learned", "en", {"features": ["bm25", "learned"]})
+
+
+def test_dense_is_the_cosine_of_the_encoder():
+    from qa_baseline.encoders import load_encoder
+    groups = dbqa.read(EN)[:1]
+    encoder = load_encoder(None, "en")
+    q = encoder.encode([groups[0].question], "query")[0]
+    expected = encoder.encode(groups[0].sentences, "passage") @ q
+    scores = make("dense", "en", {}).score(groups)
+    assert scores == pytest.approx(expected, abs=1e-6) and int(np.argmax(scores)) == 0
+
+
+def test_cross_encoder_english_only():
+    groups = dbqa.read(EN)
+    scores = make("cross", "en", {}).score(groups)
+    assert [int(np.argmax(scores[i:i + 3])) for i in (0, 3)] == [0, 0]
+    with pytest.raises(UserError, match="the cross reranker is English only"):
+        make("cross", "zh", {})
+
+
+# --- the command line ---------------------------------------------------------------------------------------
+
+def test_cli_bm25_end_to_end(tmp_path):
+    rc, err, (row, scores) = run_dbqa(tmp_path, "--data", EN, "--reranker", "bm25")
+    assert rc == 0, err
+    assert scores == pytest.approx(list(make("bm25", "en", {}).score(dbqa.read(EN))), rel=1e-15)
+    assert row["retriever"] == "bm25" and row["corpus"] == "-" and row["questions"] == 2
+    assert row["params"] == {"lang": "en", "tokens": "lucene-english", "k1": 0.9, "b": 0.4}
+    expected = dbqa.score(dbqa.read_gold(EN), scores)["metrics"]
+    assert row["metrics"] == pytest.approx(expected) and row["metrics"]["ACC@1"] == 0.5  # sky, sky beats sky
+    scored = cli("score", "--task", "dbqa", "--gold", EN, "--submission", str(tmp_path / "run" / "submission.txt"),
+                 "--format", "json")
+    assert json.loads(scored.stdout)["metrics"] == pytest.approx(row["metrics"])
+
+
+def test_cli_learned_holdout_and_unlabelled_data(tmp_path):
+    rc, err, (row, scores) = run_dbqa(tmp_path, "--data", ZH, "--reranker", "learned", "--holdout", "2")
+    assert rc == 0, err
+    held_out = tmp_path / "run" / "heldout.tsv"  # group 1 of 0, 1: the second question's two lines
+    assert held_out.read_text(encoding="utf-8").splitlines() == open(ZH, encoding="utf-8").read().splitlines()[3:]
+    assert len(scores) == 2 and row["questions"] == 1 and row["params"]["train_questions"] == 1
+    assert row["params"]["lang"] == "zh" and row["params"]["tokens"] == "char"
+    unlabelled = write(tmp_path, "".join(line.rsplit("\t", 1)[0] + "\n" for line in open(EN, encoding="utf-8")))
+    rc, err, (row, scores) = run_dbqa(tmp_path, "--data", unlabelled, "--reranker", "learned", "--train", EN)
+    assert rc == 0, err
+    assert len(scores) == 6 and row["metrics"] == {} and row["params"]["train"] == "dbqa-en.tsv"
+    assert len(row["params"]["train_sha256"]) == 64
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--reranker", "learned"], "error: --reranker learned needs training data: --train FILE or --holdout K"),
+    (["--reranker", "bm25", "--train", EN], "error: --train is for --reranker learned, not bm25"),
+    (["--reranker", "overlap", "--k1", "1.2"], "error: --k1 is not used by --reranker overlap"),
+    (["--reranker", "learned", "--holdout", "2", "--encoder", "minilm"],
+     "error: --encoder is not used by --reranker learned with --features bm25,overlap"),
+    (["--reranker", "bm25", "--analyzer", "jieba"], "error: --analyzer is not used by --task dbqa"),
+    (["--reranker", "overlap", "--holdout", "1"], "error: --holdout must be at least 2, not 1"),
+    (["--reranker", "cross", "--lang", "zh"], "error: the cross reranker is English only"),
+])
+def test_cli_user_errors_are_one_line(tmp_path, args, message):
+    rc, err, _ = run_dbqa(tmp_path, "--data", EN, *args)
+    assert rc == 2 and err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_cli_empty_question_stops_unless_allowed(tmp_path):
+    path = write(tmp_path, "q\ta\t1\nq\tb\t0\n\tc\t1\n\td\t0\n")
+    rc, err, _ = run_dbqa(tmp_path, "--data", path)
+    assert rc == 2 and err == f"error: {path}:3: empty question (pass --allow-empty to rank such lines as they are)\n"
+    rc, err, (row, scores) = run_dbqa(tmp_path, "--data", path, "--allow-empty")
+    assert rc == 0 and len(scores) == 4 and row["questions"] == 2, err
+
+
+def test_run_folder_names_the_settings_not_the_train_file():
+    from qa_baseline import run
+    ap = run.parser()
+    dbqa.add_arguments(ap)
+    args = ap.parse_args(["--task", "dbqa", "--reranker", "learned", "--train", "x.tsv", "--tokens", "jieba"])
+    assert run.variant(dbqa.method(args, {}), args) == "learned-tokens=jieba"
+
+
+# --- real data ----------------------------------------------------------------------------------------------
+
+def test_real_files(shared):
+    folder = os.path.join(shared, "tasks", "dbqa")
+    dev = dbqa.read(os.path.join(folder, "en-wikiqa-dev.tsv"))
+    assert len(dev) == 126 and detect_lang(g.question for g in dev) == "en"
+    cmrc = os.path.join(folder, "zh-cmrc2018-trial.tsv")
+    groups = dbqa.read(cmrc)
+    assert detect_lang(g.question for g in groups) == "zh"
+    with pytest.raises(UserError, match=r"zh-cmrc2018-trial.tsv:\d+: empty question"):  # a real quirk of the file
+        dbqa.check_text(cmrc, groups)
+    train, test = dbqa.split(groups, 5)
+    assert len(train) + len(test) == len(groups) and test[0] is groups[4] and test[1] is groups[9]
