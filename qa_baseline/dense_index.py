@@ -9,9 +9,10 @@ all are done, a faiss index is built from the shards and the folder is moved to
 corpus checksums, faiss type and parameters).
 
 faiss types (inner product of L2-normalised vectors = cosine): `flat` exact search; `hnsw` (M=32,
-efConstruction=80, efSearch=128); `ivfpq` (nlist about 4 sqrt(n), dim/8 sub-quantizers of 8 bits, nprobe=16,
-trained on an evenly spaced sample, k-means seed fixed). `auto` picks flat up to 1M passages, hnsw up to
-5M, ivfpq above (memory: flat/hnsw keep 4 x dim bytes per passage in RAM, ivfpq dim/8 bytes)."""
+efConstruction=80, efSearch=128); `ivfpq` (nlist about 4 sqrt(n), dim/8 sub-quantizers of 8 bits,
+nprobe=16, trained on an evenly spaced sample of about 64 x nlist vectors, k-means seed fixed). `auto`
+picks flat up to 1M passages, hnsw up to 5M, ivfpq above (memory: flat and hnsw keep 4 x dim bytes per
+passage in RAM, hnsw 256 more for its graph, ivfpq about dim/8 + 8)."""
 import glob
 import json
 import os
@@ -72,9 +73,8 @@ def build_faiss(kind, dim, vectors, n):
         m = next(m for m in (dim // 8, dim // 4, dim // 2, dim) if dim % m == 0)
         index = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, m, 8, faiss.METRIC_INNER_PRODUCT)
         index.cp.seed = 1234
-        sample = min(n, 256 * nlist)
-        every = max(1, n // sample)
-        index.train(np.ascontiguousarray(np.concatenate(list(vectors()))[::every][:sample]))
+        every = max(1, n // min(n, 64 * nlist))  # an evenly spaced sample, gathered shard by shard
+        index.train(np.ascontiguousarray(np.concatenate([block[::every] for block in vectors()])))
     for block in vectors():
         index.add(block)
     return index
@@ -91,14 +91,15 @@ def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True, par
 
     def flush():
         base = os.path.join(folder, "shards", f"{shard:05d}")
-        if shard % part[1] == part[0] and not os.path.exists(base + ".npy"):  # finished shards are kept
-            vectors = encoder.encode([passage_text(p, cfg) for p in batch])
+        if shard % part[1] != part[0] or os.path.exists(base + ".npy"):  # finished shards are kept
+            bar.update(len(batch))
+        else:
+            vectors = encoder.encode([passage_text(p, cfg) for p in batch], bar=bar)
             with atomic_write(base + ".jsonl") as f:
                 f.writelines(json.dumps({"id": p["id"], "title": p["title"]}, ensure_ascii=False) + "\n"
                              for p in batch)
             with atomic_write(base + ".npy", "wb") as f:  # written last: its presence marks the shard done
                 np.save(f, vectors)
-        bar.update(len(batch))
 
     for p in read_corpus(cfg, problems):
         batch.append(p)

@@ -19,7 +19,6 @@ import importlib.metadata
 import os
 
 import numpy as np
-from tqdm import tqdm
 
 from .config import encoder_config, known_encoders, resolve_path
 from .errors import UserError
@@ -81,8 +80,9 @@ class Encoder:
     def versions(self):
         return {}
 
-    def encode(self, texts, kind="passage", batch_size=None, progress=False):
-        """L2-normalised float32 vectors of TEXTS (kind: query or passage), in input order."""
+    def encode(self, texts, kind="passage", batch_size=None, bar=None):
+        """L2-normalised float32 vectors of TEXTS (kind: query or passage), in input order; BAR (a tqdm) is
+        advanced by each batch's size."""
         if kind not in self.prefix:
             raise ValueError(f"kind must be query or passage, not {kind!r}")
         cut = int(self.cfg.get("max_chars") or 0) or None  # for engines that do not truncate themselves
@@ -90,10 +90,11 @@ class Encoder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # longest first: memory peaks early
         bs = batch_size or self.batch_size
-        for start in tqdm(range(0, len(order), bs), desc=f"encoding ({self.name})", unit=" batches",
-                          disable=not progress or None, mininterval=1.0):
+        for start in range(0, len(order), bs):
             idx = order[start:start + bs]
             out[idx] = self._encode([texts[i] for i in idx], kind)
+            if bar is not None:
+                bar.update(len(idx))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms > 0, norms, 1) if self.normalize else out
 
