@@ -38,7 +38,7 @@ def main():
     with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
         dim = json.load(f)["dim"]
     n = sum(np.load(p, mmap_mode="r").shape[0] for p in files)
-    questions = mcqa.read(data_dir("tasks", "mcqa-en", "ai2-science-ai2-8thgr-ndmc-train.csv"))
+    questions = mcqa.read(data_dir("tasks", "mcqa-en", "ai2-science-ai2-8thgr-ndmc-feb2016-train.csv"))
     queries = load_encoder(args.encoder).encode([f"{q.question} {o}" for q in questions for o in q.options], "query")
     vectors = lambda: (np.load(p) for p in files)  # noqa: E731
     rows, exact = [], None
