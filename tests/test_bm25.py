@@ -9,6 +9,7 @@ import pytest
 from conftest import FIXTURES
 from qa_baseline import jvm
 from qa_baseline.retrievers import open_retriever
+from qa_baseline.retrievers.bm25 import BATCH_MAX_K
 
 
 def lucene_tokens(text):
@@ -66,6 +67,8 @@ def test_batch_equals_loop_and_k1_b_matter(tiny_cfg):
     queries = ["cat milk", "sun light", "water ice", "nothing matches zzz", ""]
     r = open_retriever("bm25", tiny_cfg, {})
     assert r.search(queries, k=3) == r.search(queries, k=3, batch=False)
+    deep = r.search(queries, k=BATCH_MAX_K + 10)  # deep searches go one query at a time (heap), same hits
+    assert [h[:3] for h in deep] == r.search(queries, k=3) and len(deep[0]) == 2
     assert r.search(["zzz"], k=3) == [[]] and r.search([""], k=3) == [[]]
     other = open_retriever("bm25", tiny_cfg, {"k1": 1.2, "b": 0.75}).search(["cat"], k=3)[0]
     assert other[0][1] != pytest.approx(0.8013, abs=1e-6)
