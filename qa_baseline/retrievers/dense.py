@@ -8,9 +8,6 @@ from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
 from ..index import load_manifest
 
-DECIDES_VECTORS = ("name", "kind", "model", "package", "dim", "pooling", "normalize", "query_prefix", "passage_prefix",
-                   "max_length")
-
 
 class Dense:
     name = "dense"
@@ -20,8 +17,8 @@ class Dense:
         self.encoder = load_encoder(wanted, corpus_cfg["lang"])
         self.index_dir = dense_dir(corpus_cfg, self.encoder.name)
         self.manifest = load_manifest(corpus_cfg, self.index_dir, f" --dense {wanted}")
-        built, now = self.manifest.get("encoder", {}), self.encoder.spec()
-        differ = [k for k in DECIDES_VECTORS if built.get(k) != now.get(k)]
+        built, now = self.manifest.get("encoder", {}), self.encoder.decides()
+        differ = [k for k in dict.fromkeys([*now, *built]) if k != "package_versions" and built.get(k) != now.get(k)]
         if differ:
             raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
                             f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
