@@ -8,7 +8,7 @@ all-MiniLM-L6-v2 on the CPU, alternating the routes in one warm process, --repea
   st-stream   SentenceTransformer.encode on consecutive chunks of 32 in corpus order (no sorting across chunks),
               as a streaming encoder that does not bucket would call it
 Vectors of all routes are compared (max abs difference). Target: ours >= 1.2x st.
-Memory: qa_baseline.dense_index.encode_shards over synthetic corpora of N short passages (Vital Articles
+Memory: qa_baseline.index.dense.encode_shards over synthetic corpora of N short passages (Vital Articles
 leads cut to 200 characters, repeated with fresh ids) with --shard-size, each in its own child process;
 peak RSS must not grow with N (target: largest N <= 1.1x smallest).
 
@@ -24,7 +24,7 @@ import time
 from _common import PYTHON, load_info, median, run_child, spread, table, verdict
 
 ENCODE = """import sys, time
-from qa_baseline.dense_index import encode_shards
+from qa_baseline.index.dense import encode_shards
 from qa_baseline.encoders import load_encoder
 from qa_baseline.errors import Problems
 cfg = {"name": "bench", "lang": "en", "title_in_contents": True, "sources": [{"reader": "jsonl", "file": sys.argv[1]}]}
@@ -38,7 +38,7 @@ def passages(limit):
     from qa_baseline.config import corpus_config
     from qa_baseline.corpus import read_corpus
     from qa_baseline.errors import Problems
-    from qa_baseline.index import passage_text
+    from qa_baseline.index.layout import passage_text
     cfg = corpus_config("shared-en")
     out = []
     for p in read_corpus(cfg, Problems("stop")):

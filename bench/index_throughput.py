@@ -26,11 +26,11 @@ from _common import PYTHON, load_info, run_child, spread, table, verdict, data_d
 from qa_baseline import jvm
 from qa_baseline.config import corpus_config
 from qa_baseline.errors import Problems
-from qa_baseline.index import write_shards
+from qa_baseline.index.lucene import write_shards
 
 OURS = """import sys
 from qa_baseline.config import corpus_config
-from qa_baseline.index import build_bm25
+from qa_baseline.index.lucene import build_bm25
 build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]) or None, force=True, root=sys.argv[2])
 """
 

@@ -31,7 +31,7 @@ from _common import PROJECT, PYTHON, data_dir, load_info, median, run_child, spr
 from qa_baseline.config import corpus_config
 from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems
-from qa_baseline.index import bm25_dir, passage_text
+from qa_baseline.index.layout import bm25_dir, passage_text
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks import mcqa
 

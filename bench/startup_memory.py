@@ -50,7 +50,7 @@ jvm.start()  # before pyserini: it would add --add-modules=jdk.incubator.vector,
 os.environ["JAVA_HOME"] = jvm.java_home()
 from pyserini.search.lucene import LuceneSearcher
 from qa_baseline.config import corpus_config, task_config
-from qa_baseline.index import bm25_dir
+from qa_baseline.index.layout import bm25_dir
 from qa_baseline.tasks import mcqa
 cfg = task_config("mcqa-en")
 searcher = LuceneSearcher(os.path.join(bm25_dir(corpus_config(sys.argv[1], cfg["lang"])), "lucene"))

@@ -14,16 +14,12 @@ from .errors import UserError
 CONFIGS = os.path.join(ROOT, "configs")
 
 
-REQUIRED = {"tasks": ("pipeline", "lang", "corpus"), "corpora": ("sources",), "encoders": ("kind", "model")}
+REQUIRED = {"tasks": (), "corpora": ("sources",), "encoders": ("kind", "model")}
 SINGULAR = {"tasks": "task", "corpora": "corpus", "encoders": "encoder"}
 
 
 def _known(kind):
     return sorted(fileio.stem(p) for p in glob.glob(os.path.join(CONFIGS, kind, "*.yaml")))
-
-
-def known_tasks():
-    return _known("tasks")
 
 
 def known_corpora():
@@ -48,8 +44,14 @@ def _load(kind, name):
     return cfg
 
 
-def task_config(name):
-    return _load("tasks", name)
+def task_config(task_id):
+    """The settings of configs/tasks/TASK_ID.yaml ({} when there is none): `data` (default data files) and
+    values of the task's Settings fields."""
+    if not os.path.isfile(os.path.join(CONFIGS, "tasks", task_id + ".yaml")):
+        return {}
+    cfg = _load("tasks", task_id)
+    del cfg["name"]
+    return cfg
 
 
 def known_encoders():
@@ -66,14 +68,6 @@ def package_path(path):
         return None, path
     dist, _, rel = path[len("package:"):].partition("/")
     return dist, rel
-
-
-def dist_version(dist):
-    """The installed version of a distribution, None when it is not installed."""
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def resolve_path(path):

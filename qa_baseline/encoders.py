@@ -19,8 +19,9 @@ import os
 
 import numpy as np
 
-from .config import dist_version, encoder_config, known_encoders, package_path, resolve_path
+from .config import encoder_config, known_encoders, package_path, resolve_path
 from .errors import UserError
+from .versions import dist_version
 
 DEFAULTS = {"en": "minilm", "zh": "e5-small"}  # chosen by measured dev accuracy (README, Dense retrieval)
 

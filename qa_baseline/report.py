@@ -6,7 +6,7 @@ wins; rows without metrics (data without gold) are left out. The Retriever colum
 "variant" when it has one, else the retriever and the parameters that differ between the task's rows.
 Md and LaTeX give one table per task with its metrics as `value [low, high]`, then a reproducibility
 manifest per row: git commit, data SHA-256, index fingerprint (these three shortened to 12 characters),
-package versions, parameters, task config. CSV and JSON give one record per (row, metric), manifest whole.
+package versions, parameters, the run's effective settings. CSV and JSON give one record per (row, metric), manifest whole.
 
 Confidence intervals: 95% bootstrap, percentile method. The questions are resampled with replacement
 --resamples times (default 1000) by numpy's default_rng(--seed) (default 0), the same resamples for every
@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from . import tables
+from . import render
 from .errors import UserError, cli
 from .rows import RUNS
 
@@ -93,7 +93,8 @@ def manifest(row):
             "index_fingerprint": index.get("fingerprint", ""),
             "versions": ", ".join(f"{k} {v}" for k, v in sorted(versions.items())),
             "params": params_text(row),
-            "config": json.dumps(row.get("config", {}), ensure_ascii=False, sort_keys=True, separators=(",", ":"))}
+            "settings": json.dumps(row.get("settings", row.get("config", {})), ensure_ascii=False, sort_keys=True,
+                                   separators=(",", ":"))}
 
 
 def records(rows, resamples=RESAMPLES, seed=SEED):
@@ -131,15 +132,15 @@ def paper_tables(recs, fmt, resamples):
             run = (r["data"], r["corpus"], r["variant"], r["questions"])
             rows.setdefault(run, {})[r["metric"]] = cell(r)
             manifests[(task, *run[:3])] = r
-        out.append(tables.render(
+        out.append(render.render(
             ["Data", "Corpus", "Retriever", "#Q", *metrics], [[*run, *(cells.get(m, "") for m in metrics)]
                                                              for run, cells in rows.items()],
             fmt, caption=f"{task}: value [95% bootstrap CI, {resamples} resamples]",
             align="lllr" + "r" * len(metrics)))
-    out.append(tables.render(
-        ["Run", "Commit", "Data SHA-256", "Index", "Versions", "Parameters", "Config"],
+    out.append(render.render(
+        ["Run", "Commit", "Data SHA-256", "Index", "Versions", "Parameters", "Settings"],
         [[" / ".join(run), short(r["git_commit"]), r["data_sha256"][:12], r["index_fingerprint"][:12],
-          r["versions"], r["params"], r["config"]] for run, r in manifests.items()],
+          r["versions"], r["params"], r["settings"]] for run, r in manifests.items()],
         fmt, caption="Reproducibility manifest"))
     return "\n\n".join(out)
 
@@ -149,7 +150,7 @@ def parser():
                                  epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="?", default=RUNS, help="folder searched for **/row.json (default runs/)")
-    ap.add_argument("--format", choices=tables.FORMATS, default="md", help="output format (default md)")
+    ap.add_argument("--format", choices=render.FORMATS, default="md", help="output format (default md)")
     ap.add_argument("--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples (default {RESAMPLES})")
     ap.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
     return ap
@@ -162,7 +163,7 @@ def main(argv=None):
         raise UserError(f"--resamples must be at least 1, not {args.resamples}")
     recs = records(load_rows(args.runs), args.resamples, args.seed)
     if args.format in ("csv", "json"):
-        print(tables.render(list(recs[0]), [list(r.values()) for r in recs], args.format))
+        print(render.render(list(recs[0]), [list(r.values()) for r in recs], args.format))
     else:
         print(paper_tables(recs, args.format, args.resamples))
     return 0

@@ -5,7 +5,8 @@ git commit. `python -m qa_baseline.report` turns saved rows into the overview-pa
 import os
 import subprocess
 
-from . import ROOT, fileio, jvm
+from . import ROOT, fileio
+from .versions import versions
 from .fileio import write_json
 
 RUNS = os.path.join(ROOT, "runs")
@@ -34,7 +35,7 @@ def format_row(row):
 
 
 def save_row(out_dir, row):
-    row = {**row, "git_commit": git_commit(), "versions": jvm.versions()}
+    row = {**row, "git_commit": git_commit(), "versions": versions()}
     write_json(os.path.join(out_dir, "row.json"), row)
     print(format_row(row))
     return row

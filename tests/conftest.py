@@ -35,7 +35,7 @@ def index_root(tmp_path_factory):
 def tiny_cfg(index_root):
     """The hand-written six-passage English corpus, indexed."""
     from qa_baseline.config import corpus_config
-    from qa_baseline.index import build_bm25
+    from qa_baseline.index.lucene import build_bm25
     cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
     build_bm25(cfg)
     return cfg

@@ -11,9 +11,10 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline import ROOT
 from qa_baseline.errors import UserError
-from qa_baseline.rerankers import make
-from qa_baseline.rerankers.text import Text, bigrams, char_units, chars, detect_lang
-from qa_baseline.tasks import dbqa
+from qa_baseline.fileio import sha256_file
+from qa_baseline.rankers import make
+from qa_baseline.rankers.text import Text, bigrams, char_units, chars, detect_lang
+from qa_baseline.tasks.dbqa import formats as dbqa, pipeline as dbqa_pipeline
 
 EN, ZH = os.path.join(FIXTURES, "dbqa-en.tsv"), os.path.join(FIXTURES, "dbqa-zh.tsv")
 
@@ -38,10 +39,10 @@ def run_dbqa(tmp_path, *args):
 
 def test_read_groups_consecutive_lines_labels_optional(tmp_path):
     groups = dbqa.read(EN)
-    assert [(g.question, len(g.sentences), g.labels, g.line) for g in groups] == [
+    assert [(g.query, len(g.texts), g.labels, g.line) for g in groups] == [
         ("what color is the sky", 3, [1, 0, 0], 1), ("who wrote hamlet", 3, [1, 0, 0], 4)]
     unlabelled = dbqa.read(write(tmp_path, "q\ta\nq\tb\nr\tc\nq\td\n"))
-    assert [(g.question, g.sentences, g.labels) for g in unlabelled] == [
+    assert [(g.query, g.texts, g.labels) for g in unlabelled] == [
         ("q", ["a", "b"], None), ("r", ["c"], None), ("q", ["d"], None)]  # a question again: another group
     with pytest.raises(UserError, match="no labels"):
         dbqa.read_gold(write(tmp_path, "q\ta\n"))
@@ -76,8 +77,8 @@ def test_empty_question_or_sentence(tmp_path, text, message):
 
 
 def test_language_is_detected():
-    assert detect_lang(g.question for g in dbqa.read(EN)) == "en"
-    assert detect_lang(g.question for g in dbqa.read(ZH)) == "zh"
+    assert detect_lang(g.query for g in dbqa.read(EN)) == "en"
+    assert detect_lang(g.query for g in dbqa.read(ZH)) == "zh"
 
 
 # --- tokens -------------------------------------------------------------------------------------------------
@@ -149,8 +150,8 @@ def test_dense_is_the_cosine_of_the_encoder():
     from qa_baseline.encoders import load_encoder
     groups = dbqa.read(EN)[:1]
     encoder = load_encoder(None, "en")
-    q = encoder.encode([groups[0].question], "query")[0]
-    expected = encoder.encode(groups[0].sentences, "passage") @ q
+    q = encoder.encode([groups[0].query], "query")[0]
+    expected = encoder.encode(groups[0].texts, "passage") @ q
     scores = make("dense", "en", {}).score(groups)
     assert scores == pytest.approx(expected, abs=1e-6) and int(np.argmax(scores)) == 0
 
@@ -159,7 +160,7 @@ def test_cross_encoder_english_only():
     groups = dbqa.read(EN)
     scores = make("cross", "en", {}).score(groups)
     assert [int(np.argmax(scores[i:i + 3])) for i in (0, 3)] == [0, 0]
-    with pytest.raises(UserError, match="the cross reranker is English only"):
+    with pytest.raises(UserError, match="--reranker cross is English only"):
         make("cross", "zh", {})
 
 
@@ -198,9 +199,8 @@ def test_cli_learned_holdout_and_unlabelled_data(tmp_path):
     (["--reranker", "overlap", "--k1", "1.2"], "error: --k1 is not used by --reranker overlap"),
     (["--reranker", "learned", "--holdout", "2", "--encoder", "minilm"],
      "error: --encoder is not used by --reranker learned with --features bm25,overlap"),
-    (["--reranker", "bm25", "--analyzer", "jieba"], "error: --analyzer is not used by --task dbqa"),
     (["--reranker", "overlap", "--holdout", "1"], "error: --holdout must be at least 2, not 1"),
-    (["--reranker", "cross", "--lang", "zh"], "error: the cross reranker is English only"),
+    (["--reranker", "cross", "--lang", "zh"], "error: --reranker cross is English only"),
 ])
 def test_cli_user_errors_are_one_line(tmp_path, args, message):
     rc, err, _ = run_dbqa(tmp_path, "--data", EN, *args)
@@ -215,12 +215,14 @@ def test_cli_empty_question_stops_unless_allowed(tmp_path):
     assert rc == 0 and len(scores) == 4 and row["questions"] == 2, err
 
 
-def test_run_folder_names_the_settings_not_the_train_file():
-    from qa_baseline import run
-    ap = run.parser()
-    dbqa.add_arguments(ap)
-    args = ap.parse_args(["--task", "dbqa", "--reranker", "learned", "--train", "x.tsv", "--tokens", "jieba"])
-    assert run.variant(dbqa.method(args, {}), args) == "learned-tokens=jieba"
+def test_run_folder_names_the_settings_and_the_train_file_by_checksum(tmp_path):
+    from qa_baseline import run, tasks
+    task = tasks.get("dbqa")
+    train = write(tmp_path, "q\ta\t1\n")
+    args = run.parser(task).parse_args(["--task", "dbqa", "--reranker", "learned", "--train", train, "--tokens", "jieba"])
+    given = run.settings_given(task, args)
+    assert run.variant(task.method(run.make_settings(task.Settings, {}, given)), task, given) == \
+        "learned-tokens=jieba-train=data-" + sha256_file(train)[:8]
 
 
 # --- real data ----------------------------------------------------------------------------------------------
@@ -228,11 +230,16 @@ def test_run_folder_names_the_settings_not_the_train_file():
 def test_real_files(shared):
     folder = os.path.join(shared, "tasks", "dbqa")
     dev = dbqa.read(os.path.join(folder, "en-wikiqa-dev.tsv"))
-    assert len(dev) == 126 and detect_lang(g.question for g in dev) == "en"
+    assert len(dev) == 126 and detect_lang(g.query for g in dev) == "en"
     cmrc = os.path.join(folder, "zh-cmrc2018-trial.tsv")
     groups = dbqa.read(cmrc)
-    assert detect_lang(g.question for g in groups) == "zh"
+    assert detect_lang(g.query for g in groups) == "zh"
     with pytest.raises(UserError, match=r"zh-cmrc2018-trial.tsv:\d+: empty question"):  # a real quirk of the file
         dbqa.check_text(cmrc, groups)
-    train, test = dbqa.split(groups, 5)
+    train, test = dbqa_pipeline.split(groups, 5)
     assert len(train) + len(test) == len(groups) and test[0] is groups[4] and test[1] is groups[9]
+
+
+def test_other_tasks_options_are_not_dbqa_options(tmp_path):
+    rc, err, _ = run_dbqa(tmp_path, "--data", EN, "--analyzer", "jieba")
+    assert rc == 2 and err.rstrip().endswith("error: unrecognized arguments: --analyzer jieba")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.dense_index import build_dense, dense_dir
+from qa_baseline.index.dense import build_dense
+from qa_baseline.index.layout import dense_dir
 from qa_baseline.encoders import CrossEncoder, load_encoder
 from qa_baseline.errors import UserError
 from qa_baseline.retrievers import open_retriever, write_trec_run

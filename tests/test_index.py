@@ -7,7 +7,8 @@ import pytest
 from conftest import FIXTURES
 from qa_baseline.config import corpus_config
 from qa_baseline.errors import UserError
-from qa_baseline.index import bm25_dir, build_bm25
+from qa_baseline.index.layout import bm25_dir
+from qa_baseline.index.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 
 

@@ -2,7 +2,6 @@
 faithfulness check against the independently measured accuracies."""
 import json
 import os
-from types import SimpleNamespace
 
 import pytest
 
@@ -10,9 +9,9 @@ from conftest import FIXTURES, cli
 from qa_baseline.config import corpus_config
 from qa_baseline.errors import UserError
 from qa_baseline.fileio import UMASK
-from qa_baseline.index import build_bm25
+from qa_baseline.index.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.tasks import mcqa
+from qa_baseline.tasks.mcqa import formats as mcqa, pipeline as mcqa_pipeline
 
 SAMPLE = os.path.join(FIXTURES, "mcqa-sample.csv")
 
@@ -41,9 +40,22 @@ def test_read_without_gold(tmp_path):
     assert qs[0].gold is None
 
 
+def test_official_correct_answer_0_to_3_is_read_as_a_letter(tmp_path):
+    official = write(tmp_path, 'id,question,A,B,C,D,correctAnswer\n1,"Q?","a","b","c","d",0\n2,"R?","a","b","c","d",3\n')
+    letters = write(tmp_path, '1,"Q?","a","b","c","d",A\n2,"R?","a","b","c","d",D\n', "letters.csv")
+    assert [q.gold for q in mcqa.read(official)] == ["A", "D"] == [q.gold for q in mcqa.read_gold(letters)]
+    assert [q.gold for q in mcqa.read_gold(official)] == ["A", "D"]
+    sub = write(tmp_path, "1,A\n2,B\n", "t_en.csv")
+    p = cli("score", "--task", "mcqa-en", "--gold", official, "--submission", sub, "--format", "json")
+    assert p.returncode == 0 and json.loads(p.stdout)["metrics"] == {"accuracy": 0.5}, p.stderr
+    from qa_baseline import tasks
+    assert all(q.gold is None for q in tasks.get("mcqa-en").read_input(official))  # the key never reaches predict
+
+
 @pytest.mark.parametrize("text, line, reason", [
     ('1,"Q","a","b","c"\n', 1, "expected 6 or 7 fields"),
-    ('1,"Q","a","b","c","d",E\n', 1, "gold label 'E'"),
+        ('1,"Q","a","b","c","d",E\n', 1, "correctAnswer 'E' is not 0, 1, 2, 3"),
+        ('1,"Q","a","b","c","d",4\n', 1, "correctAnswer '4' is not 0, 1, 2, 3"),
     ('1,"Q","a","b","c","d",A\n1,"R","a","b","c","d",B\n', 2, "duplicate id '1' (first on line 1)"),
     ('1,"Q","a","b","c","d",A\n2,"R","a","b","c","d"\n', 2, "gold label missing"),
     ('1,"Q","a","","c","d",A\n', 1, "empty option B"),
@@ -69,22 +81,29 @@ def test_read_not_utf8_and_empty(tmp_path):
 
 def test_option_score_is_mean_of_top_n_and_zero_without_hits():
     hits = [("a", 3.0), ("b", 2.0), ("c", 1.0), ("d", 0.5)]
-    assert mcqa.option_score(hits, 3) == 2.0
-    assert mcqa.option_score(hits[:2], 3) == 2.5  # fewer than n hits: mean of those found
-    assert mcqa.option_score(hits, 1) == 3.0
-    assert mcqa.option_score([], 3) == 0.0
+    assert mcqa_pipeline.option_score(hits, 3) == 2.0
+    assert mcqa_pipeline.option_score(hits[:2], 3) == 2.5  # fewer than n hits: mean of those found
+    assert mcqa_pipeline.option_score(hits, 1) == 3.0
+    assert mcqa_pipeline.option_score([], 3) == 0.0
 
 
 def test_ties_go_to_the_earliest_option():
-    assert mcqa.choose([1.0, 2.0, 2.0, 0.5]) == 1
-    assert mcqa.choose([0.0, 0.0, 0.0, 0.0]) == 0
-    assert mcqa.choose([0.0, 0.0, 0.0, 0.1]) == 3
+    assert mcqa_pipeline.choose([1.0, 2.0, 2.0, 0.5]) == 1
+    assert mcqa_pipeline.choose([0.0, 0.0, 0.0, 0.0]) == 0
+    assert mcqa_pipeline.choose([0.0, 0.0, 0.0, 0.1]) == 3
+
+
+def run_task(task, data, corpus, out, *options):
+    """The row of `python -m qa_baseline.run`, run in this process (the index root of the fixtures applies)."""
+    from qa_baseline import run
+    run.main(["--task", task, "--data", data, "--corpus", corpus, "--out", str(out), *options])
+    with open(os.path.join(out, "row.json"), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def run_sample(cfg, tmp_path, data=SAMPLE, trace=True):
-    retriever = open_retriever("bm25", cfg, {})
-    args = SimpleNamespace(n=None, team=None, trace=trace)
-    return retriever, mcqa.run(mcqa.read(data), retriever, {"lang": "en", "n": 3}, args, str(tmp_path))
+    row = run_task("mcqa-en", data, cfg["sources"][0]["file"], tmp_path, *(["--trace"] if trace else []))
+    return open_retriever("bm25", cfg, {}), row
 
 
 def test_pipeline_on_hand_made_corpus(tiny_cfg, tmp_path):
@@ -99,7 +118,7 @@ def test_pipeline_on_hand_made_corpus(tiny_cfg, tmp_path):
         for o in t["options"]:
             hits = retriever.search([f"{t['question']} {o['text']}"], k=3)[0]
             assert [(h["docid"], h["score"]) for h in o["hits"]] == hits
-            assert o["score"] == mcqa.option_score(hits, 3)
+            assert o["score"] == mcqa_pipeline.option_score(hits, 3)
     assert trace[1]["options"][1]["hits"][0] == {"docid": "d6", "score": pytest.approx(3.7662, abs=1e-6),
                                                   "title": "Iron"}
 
@@ -179,12 +198,11 @@ ZH = {"gaokao-biology": 28.6, "gaokao-history": 28.5}
 
 
 def accuracy_on(corpus, task, data, tmp_path):
-    from qa_baseline.config import corpus_config, task_config
-    from qa_baseline.index import build_bm25
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index.lucene import build_bm25
     cfg = corpus_config(corpus)
     build_bm25(cfg)
-    args = SimpleNamespace(n=None, team=None, trace=False)
-    result = mcqa.run(mcqa.read(data), open_retriever("bm25", cfg, {}), task_config(task), args, str(tmp_path))
+    result = run_task(task, data, corpus, tmp_path / "run")
     return round(100 * result["metrics"]["accuracy"], 1)
 
 
@@ -214,10 +232,10 @@ def test_jvm_failure_is_one_clear_line():
 
 def test_default_data_is_the_first_existing_file():
     from qa_baseline.run import default_data
-    cfg = {"name": "t", "data": ["/no/such.csv", "examples/mcqa-en-science-sample.csv"]}
-    assert default_data(cfg).endswith(os.path.join("examples", "mcqa-en-science-sample.csv"))
+    paths = ["/no/such.csv", "examples/mcqa-en-science-sample.csv"]
+    assert default_data("t", paths).endswith(os.path.join("examples", "mcqa-en-science-sample.csv"))
     with pytest.raises(UserError, match="no default data file exists .*pass --data FILE"):
-        default_data({"name": "t", "data": "/no/such.csv"})
+        default_data("t", "/no/such.csv")
 
 
 def test_help_shows_the_task_options():

@@ -5,14 +5,17 @@ import os
 import pytest
 
 from qa_baseline import metrics as M
-from qa_baseline.tasks import dbqa
+from qa_baseline.tasks.dbqa import formats as dbqa
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "scoring")
 
 
 def test_mean_and_summarise():
     assert M.mean([]) == 0.0
-    assert M.summarise({"x": [1.0, 0.0, 0.5]}) == {"metrics": {"x": 0.5}, "per_question": {"x": [1.0, 0.0, 0.5]}}
+    assert M.summarise({"MRR": [1.0, 0.0, 0.5]}) == {"metrics": {"MRR": 0.5}, "per_question": {"MRR": [1.0, 0.0, 0.5]}}
+    with pytest.raises(KeyError):  # every metric is a declared measure
+        M.summarise({"x": [1.0]})
+    assert M.measure("accuracy[gaokao-history]") is M.MEASURES["accuracy"] and M.MEASURES["EM"].percent
 
 
 def test_rank_by_score_keeps_input_order_on_ties():

@@ -1,6 +1,5 @@
 """The baseline table: bootstrap intervals, one row per (task, data, corpus, retriever variant), the
 reproducibility manifest, LaTeX that compiles, and per-question values saved by task runs."""
-import argparse
 import json
 import os
 import shutil
@@ -11,7 +10,7 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline import report
 from qa_baseline.errors import UserError
-from qa_baseline.tasks import mcqa
+from qa_baseline.tasks.mcqa import formats as mcqa
 
 
 def row(task="mcqa-en", data="/d/set_1.csv", analyzer="default", values=(1, 0, 1, 1, 0, 1, 1, 1), **extra):
@@ -118,10 +117,11 @@ class FixedRetriever:
         return [[("d", 2.0 if "100 C" in q else 1.0)] for q in queries]
 
 
-def test_mcqa_run_saves_per_question_values(tmp_path):
-    questions = mcqa.read_gold(os.path.join(FIXTURES, "scoring", "mcqa-en.csv"))
-    args = argparse.Namespace(n=None, team=None, trace=False)
-    result = mcqa.run(questions, FixedRetriever(), {"lang": "en"}, args, str(tmp_path))
+def test_mcqa_predictions_give_per_question_values(tmp_path):
+    from qa_baseline import tasks
+    task, path = tasks.get("mcqa-en"), os.path.join(FIXTURES, "scoring", "mcqa-en.csv")
+    prediction = task.predict(task.read_input(path), {"retriever": FixedRetriever()}, task.Settings())
+    result = task.score(task.read_gold(path), prediction.answers)
     # ties go to A: e1 right (A), e2 right (B), e3 wrong (C)
     assert result["per_question"] == {"accuracy": [1.0, 1.0, 0.0]}
     assert result["metrics"] == {"accuracy": pytest.approx(2 / 3)}

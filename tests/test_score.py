@@ -7,7 +7,12 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline import score as score_cli
 from qa_baseline.errors import UserError
-from qa_baseline.tasks import datasearch, dbqa, kbqa, mcqa, openqa, qac
+from qa_baseline.tasks.datasearch import formats as datasearch
+from qa_baseline.tasks.dbqa import formats as dbqa
+from qa_baseline.tasks.kbqa import formats as kbqa
+from qa_baseline.tasks.mcqa import formats as mcqa
+from qa_baseline.tasks.openqa import formats as openqa
+from qa_baseline.tasks.qac import formats as qac
 from qa_baseline.validate import Errors, Invalid, check
 
 
@@ -71,13 +76,23 @@ def test_qac_round_trips(tmp_path):
     assert gold["Q2"].docs == {"D2", "D3"} and gold["Q3"].answers == []
     lists = {"Q1": [("東京都", "D9")], "Q2": [("日本", "D2"), ("日本", "D3"), ("中国", "D2")], "Q3": []}
     # Q1 F 1 (0 with the support rule: D9 is wrong), Q2 P 1/3 R 1/2 F 0.4, Q3 no answer for no answer: 1
-    assert round_trip(qac, tmp_path, gold, lists, {"task": 2})["metrics"] == pytest.approx({"MF": 0.8})
-    assert round_trip(qac, tmp_path, gold, lists, {"task": 3, "require_doc": True})["metrics"] == pytest.approx(
-        {"MF": 1.4 / 3})
+    assert round_trip(qac, tmp_path, gold, lists, {"task": 2})["metrics"] == pytest.approx({"AFM": 0.8})
+    assert round_trip(qac, tmp_path, gold, lists, {"task": 3})["metrics"] == pytest.approx({"AFM": 0.8})  # no series
     ranked = {"Q1": [("大阪", "D1"), ("東京", "D1")], "Q2": [("韓国", "")], "Q3": [("x", "D1")]}
-    assert round_trip(qac, tmp_path, gold, ranked, {"task": 1})["per_question"] == {"MRR": [0.5, 1.0, 0.0]}
-    assert round_trip(qac, tmp_path, gold, ranked, {"task": 1, "require_doc": True})["per_question"] == {
-        "MRR": [0.5, 0.0, 0.0]}
+    # MRR_supported: the QAC-2 rule, an answer counts only with one of the question's gold documents
+    assert round_trip(qac, tmp_path, gold, ranked, {"task": 1})["per_question"] == {
+        "MRR": [0.5, 1.0, 0.0], "MRR_supported": [0.5, 0.0, 0.0]}
+
+
+def test_qac3_scores_follow_up_questions_only(tmp_path):
+    path = tmp_path / "series.tsv"
+    path.write_text("qid\tanswers_json\thas_answer\tseries_id\tprev_qids_json\n"
+                    'S1\t[["Paris"]]\t1\ts\t[]\nS2\t[["1889"]]\t1\ts\t["S1"]\nS3\t[]\t0\ts\t["S1", "S2"]\n',
+                    encoding="utf-8")
+    gold = qac.read_gold(str(path))
+    answers = {"S1": [("Paris", "")], "S2": [("1889", ""), ("1890", "")], "S3": []}
+    assert qac.score(gold, answers, task=3)["per_question"] == {"AFM": [pytest.approx(2 / 3), 1.0]}
+    assert qac.score(gold, answers, task=2)["per_question"] == {"AFM": [1.0, pytest.approx(2 / 3), 1.0]}
 
 
 def test_datasearch_round_trip(tmp_path):
@@ -85,7 +100,7 @@ def test_datasearch_round_trip(tmp_path):
     answers = {"nt-1": "kim yu-na", "nt-2": "Penn State University", "nt-3": ""}
     result = round_trip(datasearch, tmp_path, gold, answers, description="BM25 over table titles")
     assert (tmp_path / "run.txt").read_text().startswith("<SYSDESC>BM25 over table titles</SYSDESC>\n")
-    assert result["metrics"] == pytest.approx({"EM": 1 / 3, "F1": 0.6})
+    assert result["metrics"] == pytest.approx({"EM": 1 / 3, "token_F1": 0.6})
 
 
 # --- validator errors ---------------------------------------------------------------------------------------
@@ -232,7 +247,7 @@ def test_cli_mcqa_all_pairs_by_official_names(tmp_path, capsys):
             "--gold", fixture("mcqa-en.csv"), "--submission", en, "--format", "csv"]
     assert score_cli.main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["metric,value", "accuracy,0.6000", "accuracy_zh,0.5000", "accuracy_en,0.6667",
+    assert out == ["metric,value", "accuracy,0.6000", "accuracy[zh],0.5000", "accuracy[en],0.6667",
                    "accuracy[mcqa-zh],0.5000", "accuracy[mcqa-en],0.6667"]
     with pytest.raises(SystemExit) as e:
         score_cli.main(["--task", "mcqa-all", "--gold", fixture("mcqa-en.csv"), "--submission",
@@ -263,7 +278,6 @@ def test_cli_exit_codes(tmp_path):
     missing = cli("score", "--task", "dbqa", "--gold", fixture("dbqa.tsv"), "--submission", str(tmp_path / "none"))
     assert missing.returncode == 2 and missing.stderr.startswith("error: ")
     assert cli("score", "--task", "qac", "--gold", fixture("qac.tsv"), "--submission", good).returncode == 2
-    assert cli("score", "--task", "dbqa", "--qac-task", "1", "--gold", fixture("dbqa.tsv"),
-               "--submission", good).returncode == 2
+    assert cli("score", "--task", "qac-1", "--gold", fixture("qac.tsv"), "--submission", good).returncode == 1
     assert cli("score", "--task", "dbqa", "--gold", fixture("dbqa.tsv"), "--submission", good,
                "--gold", fixture("dbqa.tsv"), "--submission", good).returncode == 2

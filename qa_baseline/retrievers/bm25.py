@@ -6,10 +6,11 @@ import os
 from .. import jvm
 from ..analysis import pretokenize
 from ..errors import UserError
-from ..index import bm25_dir, load_manifest
+from ..index.layout import bm25_dir, load_manifest
 
 
 BATCH_MAX_K = 10
+K1, B = 0.9, 0.4  # Anserini's BM25 defaults: the only place they are written down
 
 
 class BM25:
@@ -17,7 +18,7 @@ class BM25:
 
     def __init__(self, corpus_cfg, params):
         self.analyzer = params.get("analyzer") or corpus_cfg["analyzer"]
-        self.k1, self.b = float(params.get("k1", 0.9)), float(params.get("b", 0.4))
+        self.k1, self.b = float(params.get("k1", K1)), float(params.get("b", B))
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer)

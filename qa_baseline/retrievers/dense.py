@@ -3,10 +3,9 @@ Sim(q, d) = cosine of the L2-normalised query and passage vectors (inner product
 import json
 import os
 
-from ..dense_index import SEARCH_DEFAULTS, dense_dir, faiss_module
 from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
-from ..index import load_manifest
+from ..index.layout import SEARCH_DEFAULTS, dense_dir, faiss_module, load_manifest
 
 
 class Dense:

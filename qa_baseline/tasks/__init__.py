@@ -1,17 +1,35 @@
-"""Tasks. A task module reads the task's data file, runs its pipeline over a retriever, writes the
-submission in the official format and returns the metrics. Task configs (configs/tasks/*.yaml) name
-their module with `pipeline:`.
+"""The task registry: task id -> Task (tasks/base.py says what a task is).
 
-Interface of a task module: `add_arguments(argparser)`, `read(path) -> items`,
-`run(items, retriever, cfg, args, out_dir) -> {"questions", "metrics", "per_question", "params", "files"}`
-(per_question: metric -> values in question order, for the report's bootstrap intervals).
-
-Formats and scoring (used by `python -m qa_baseline.score`; the only part dbqa, kbqa, openqa, qac and
-datasearch have so far): `read_gold(path) -> gold`, `write_submission(path, answers, ...)`,
-`read_submission(path, gold, errors, **options)` (a strict validator: every problem goes to a
-validate.Errors), `score(gold, submission, **options) -> {"metrics", "per_question"}` (metrics.summarise)."""
+To add a task: write its folder tasks/NAME/ (formats, pipeline, a Task subclass in __init__.py), its defaults
+in configs/tasks/ID.yaml, and one line below. run, score and report know tasks only through this table."""
 import importlib
 
+from ..errors import UserError
 
-def load(pipeline):
-    return importlib.import_module(f".{pipeline}", __name__)
+REGISTRY = {  # id -> (module, class, arguments)
+    "mcqa-en": ("mcqa", "MCQA", ("mcqa-en", "en")),
+    "mcqa-zh": ("mcqa", "MCQA", ("mcqa-zh", "zh")),
+    "mcqa-all": ("mcqa", "MCQA", ("mcqa-all", "all")),
+    "dbqa": ("dbqa", "DBQA", ()),
+    "kbqa": ("kbqa", "KBQA", ()),
+    "openqa-en": ("openqa", "OpenQA", ()),
+    "qac-1": ("qac", "QAC", (1,)),
+    "qac-2": ("qac", "QAC", (2,)),
+    "qac-3": ("qac", "QAC", (3,)),
+    "datasearch": ("datasearch", "DataSearch", ()),
+}
+
+
+def ids():
+    return list(REGISTRY)
+
+
+def get(task_id):
+    """The Task of an id."""
+    if task_id not in REGISTRY:
+        raise UserError(f"unknown task {task_id!r}; known: {', '.join(REGISTRY)}")
+    module, cls, args = REGISTRY[task_id]
+    task = getattr(importlib.import_module(f".{module}", __name__), cls)(*args)
+    if task.id != task_id:
+        raise AssertionError(f"registry line {task_id} makes task {task.id}")
+    return task

@@ -8,17 +8,18 @@ best first, each followed by the id of a document that supports it (may be empty
 Task 1 allows N <= 5. An answer is correct when it equals an accepted spelling of a gold answer not matched
 by an earlier answer, after `metrics.normalize` (NFKC, case, whitespace, leading/trailing punctuation); with
 `require_doc` (the QAC-2 rule) its document must also be one of the question's gold documents.
-Metrics: Task 1 MRR; Tasks 2 and 3 (follow-up questions) MF, the mean F-measure with the no-answer rule."""
+Metrics: Task 1 MRR (and MRR_supported, the QAC-2 rule); Tasks 2 and 3 AFM, the average F-measure with the
+no-answer rule (Task 3 over the follow-up questions of each series)."""
 import json
 from collections import namedtuple
 
-from ..errors import UserError, at
-from ..fileio import atomic_write
-from ..metrics import match_answers, qac_f, reciprocal_rank, summarise
-from ..validate import SubmissionFile, gold_lines
+from ...errors import UserError, at
+from ...fileio import atomic_write
+from ...metrics import match_answers, qac_f, reciprocal_rank, summarise
+from ...validate import SubmissionFile, gold_lines
 
 TASK1_MAX = 5
-Gold = namedtuple("Gold", "answers docs")
+Gold = namedtuple("Gold", "answers docs followup")  # followup: a series question after its first
 LAYOUT = "QID<TAB>N<TAB>answer 1<TAB>doc 1<TAB>...<TAB>answer N<TAB>doc N"
 
 
@@ -55,7 +56,7 @@ def read_gold(path):
             raise at(path, n, f"duplicate qid {row['qid']!r}")
         docs = (_json_list(path, n, row["gold_doc_ids_json"], 1) if "gold_doc_ids_json" in row
                 else [row["source_doc_id"]] if "source_doc_id" in row else [])
-        gold[row["qid"]] = Gold(answers, set(docs))
+        gold[row["qid"]] = Gold(answers, set(docs), row.get("prev_qids_json", "[]").strip() not in ("", "[]"))
     if not gold:
         raise UserError(f"{path}: no questions")
     return gold
@@ -84,10 +85,19 @@ def read_submission(path, gold, errors, task=1):
     return answers
 
 
-def score(gold, answers, task=1, require_doc=False):
-    values = []
+def score(gold, answers, task=1):
+    """Task 1: MRR, and MRR_supported (an answer counts only with a gold supporting document: the QAC-2
+    rule) when the gold names documents. Task 2: AFM over all questions. Task 3: AFM over the follow-up
+    questions of the series (all questions when the gold has no series)."""
+    per_question = {}
     for qid, g in gold.items():
         ranked = answers[qid]
-        rels = match_answers([a if not require_doc or d in g.docs else None for a, d in ranked], g.answers)
-        values.append(reciprocal_rank(rels) if task == 1 else qac_f(len(ranked), len(g.answers), sum(rels)))
-    return summarise({"MRR" if task == 1 else "MF": values})
+        if task == 1:
+            per_question.setdefault("MRR", []).append(reciprocal_rank(match_answers([a for a, _ in ranked], g.answers)))
+            if any(x.docs for x in gold.values()):
+                rels = match_answers([a if d in g.docs else None for a, d in ranked], g.answers)
+                per_question.setdefault("MRR_supported", []).append(reciprocal_rank(rels))
+        elif task == 2 or g.followup or not any(x.followup for x in gold.values()):
+            rels = match_answers([a for a, _ in ranked], g.answers)
+            per_question.setdefault("AFM", []).append(qac_f(len(ranked), len(g.answers), sum(rels)))
+    return summarise(per_question)

@@ -1,4 +1,4 @@
-"""Neural rerankers (qa_baseline/encoders.py).
+"""Neural rankers (qa_baseline/encoders.py).
 
 dense  cosine of the question (encoded as a query) and the sentence (as a passage) with a bi-encoder: --encoder,
        default encoders.DEFAULTS (minilm for English, e5-small for Chinese)
@@ -8,10 +8,10 @@ import numpy as np
 
 from ..encoders import CrossEncoder, load_encoder
 from ..errors import UserError
-from .lexical import Reranker
+from .lexical import Ranker
 
 
-class Dense(Reranker):
+class Dense(Ranker):
     names, options = ("dense",), ("encoder",)
 
     def __init__(self, lang, settings, text):
@@ -21,18 +21,18 @@ class Dense(Reranker):
         return {"encoder": self.encoder.name}
 
     def features(self, groups):
-        questions = self.encoder.encode([g.question for g in groups], "query")
-        sentences = self.encoder.encode([s for g in groups for s in g.sentences], "passage")
-        rows = np.repeat(np.arange(len(groups)), [len(g.sentences) for g in groups])
+        questions = self.encoder.encode([g.query for g in groups], "query")
+        sentences = self.encoder.encode([s for g in groups for s in g.texts], "passage")
+        rows = np.repeat(np.arange(len(groups)), [len(g.texts) for g in groups])
         return np.einsum("ij,ij->i", questions[rows], sentences).astype(np.float64)[:, None]
 
 
-class Cross(Reranker):
+class Cross(Ranker):
     names = ("cross",)
 
     def __init__(self, lang, settings, text):
         if lang != "en":
-            raise UserError("the cross reranker is English only (no Chinese cross-encoder is installed); "
+            raise UserError("--reranker cross is English only (no Chinese cross-encoder is installed); "
                             "use bm25, overlap, dense or learned")
         self.model = CrossEncoder()
 
@@ -40,4 +40,4 @@ class Cross(Reranker):
         return {"cross_encoder": self.model.name}
 
     def features(self, groups):
-        return self.model.score([(g.question, s) for g in groups for s in g.sentences]).astype(np.float64)[:, None]
+        return self.model.score([(g.query, s) for g in groups for s in g.texts]).astype(np.float64)[:, None]

@@ -1,6 +1,6 @@
-"""Lexical rerankers, with the statistics of the question's own sentence group: N = sentences in the group,
+"""Lexical rankers, with the statistics of the question's own sentence group: N = sentences in the group,
 df(t) = those that contain t, idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's), avgdl = their mean
-length in tokens. Tokens and character units: rerankers/text.py.
+length in tokens. Tokens and character units: rankers/text.py.
 
 bm25     Lucene's BM25 (Lucene >= 8: no (k1 + 1) factor) of the sentence for the question:
          sum over the question's tokens t, a repeated token counting each time (Anserini's bag-of-words query
@@ -17,9 +17,10 @@ from collections import Counter
 import numpy as np
 
 from ..errors import UserError
+from ..retrievers.bm25 import B, K1
 
 
-class Reranker:
+class Ranker:
     """features(groups) -> float array (lines, len(names)); score(groups) -> the `main` column; options: the
     settings it reads."""
     names, main, options = (), 0, ()
@@ -37,11 +38,11 @@ def group_idf(docs):
     return lambda t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
 
 
-class BM25(Reranker):
+class BM25(Ranker):
     names, options = ("bm25",), ("tokens", "k1", "b")
 
     def __init__(self, lang, settings, text):
-        self.text, self.k1, self.b = text, float(settings.get("k1", 0.9)), float(settings.get("b", 0.4))
+        self.text, self.k1, self.b = text, float(settings.get("k1", K1)), float(settings.get("b", B))
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
 
@@ -59,7 +60,7 @@ class BM25(Reranker):
         return scores
 
     def features(self, groups):
-        return np.array([s for g in groups for s in self.group(g.question, g.sentences)], dtype=np.float64)[:, None]
+        return np.array([s for g in groups for s in self.group(g.query, g.texts)], dtype=np.float64)[:, None]
 
 
 def shares(question, docs):
@@ -70,7 +71,7 @@ def shares(question, docs):
              math.fsum(map(idf, question & d)) / weight if weight else 0.0) for d in docs]
 
 
-class Overlap(Reranker):
+class Overlap(Ranker):
     names, main, options = ("word", "word_idf", "char", "char_idf"), 1, ("tokens",)
 
     def __init__(self, lang, settings, text):
@@ -82,7 +83,7 @@ class Overlap(Reranker):
     def features(self, groups):
         rows = []
         for g in groups:
-            words = shares(set(self.text.words(g.question)), [set(self.text.words(s)) for s in g.sentences])
-            units = shares(self.text.units(g.question), [self.text.units(s) for s in g.sentences])
+            words = shares(set(self.text.words(g.query)), [set(self.text.words(s)) for s in g.texts])
+            units = shares(self.text.units(g.query), [self.text.units(s) for s in g.texts])
             rows += [w + u for w, u in zip(words, units)]
         return np.array(rows, dtype=np.float64).reshape(-1, len(self.names))

@@ -1,4 +1,4 @@
-"""Tokens for the lexical rerankers, cached per text.
+"""Tokens for the lexical rankers, cached per text.
 
 English: Anserini's default English analyzer (Lucene: Porter stemming, Lucene's English stop words), the
 analyzer of the English BM25 index, called through the JVM (about 25,000 sentences/s here, so no Python
@@ -9,7 +9,7 @@ other letters and digits are lowercase words in `char` and `bigram`. The default
 the cmrc2018 stand-in (MRR on the --holdout 5 part, bm25 / overlap / learned: char .865 / .876 / .869,
 bigram .852 / .877 / .865, jieba .847 / .846 / .880; bm25 on all 926 questions: .858, .845, .826).
 
-Character units (the overlap reranker's `char` features), both languages, after NFKC: CJK characters one by
+Character units (the overlap ranker's `char` features), both languages, after NFKC: CJK characters one by
 one; every other word (lowercased) as the character trigrams of `#word#`."""
 import functools
 import re

@@ -1,4 +1,4 @@
-"""learned: logistic regression over other rerankers' features (default bm25 + the four overlap shares;
+"""learned: logistic regression over other rankers' features (default bm25 + the four overlap shares;
 `--features` adds dense and/or cross), standardised, fitted on the labelled lines of the training groups
 (liblinear, C = 1, random_state 0: deterministic). A sentence's score is the model's logit."""
 import numpy as np
@@ -7,19 +7,19 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..errors import UserError
-from . import RERANKERS, make
-from .lexical import Reranker
+from . import RANKERS, make
+from .lexical import Ranker
 
 DEFAULT_FEATURES = ("bm25", "overlap")
 
 
-class Learned(Reranker):
+class Learned(Ranker):
     def __init__(self, lang, settings, text):
         self.features_of = list(settings.get("features") or DEFAULT_FEATURES)
-        bad = [f for f in self.features_of if f not in RERANKERS or f == "learned"]
+        bad = [f for f in self.features_of if f not in RANKERS or f == "learned"]
         if bad or len(set(self.features_of)) < len(self.features_of):
             raise UserError(f"--features {','.join(self.features_of)}: give distinct names among "
-                            f"{', '.join(r for r in RERANKERS if r != 'learned')}")
+                            f"{', '.join(r for r in RANKERS if r != 'learned')}")
         self.parts = [make(f, lang, settings, text) for f in self.features_of]
         self.names = tuple(n for p in self.parts for n in p.names)
         self.options = ("features", *(o for p in self.parts for o in p.options))
@@ -31,7 +31,7 @@ class Learned(Reranker):
     def fit(self, groups):
         labels = np.array([y for g in groups for y in g.labels])
         if len(set(labels)) < 2:
-            raise UserError("the learned reranker needs training lines labelled 1 and lines labelled 0")
+            raise UserError("the learned ranker needs training lines labelled 1 and lines labelled 0")
         self.model = make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", random_state=0))
         self.model.fit(self.features(groups), labels)
         return self

@@ -1,4 +1,5 @@
-"""Tables as Markdown, LaTeX (booktabs), CSV or JSON: one renderer for the scorer and the report."""
+"""Paper tables (results, leaderboards, manifests) as Markdown, LaTeX (booktabs), CSV or JSON: one renderer
+for the scorer and the report."""
 import csv
 import io
 import json

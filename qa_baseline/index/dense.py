@@ -23,28 +23,14 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .corpus import read_corpus
-from .encoders import load_encoder, threads
-from .errors import Problems, UserError
-from .fileio import UMASK, atomic_write, read_json, replace_dir, write_json
-from .index import fingerprint, indexes_root, passage_text
+from ..corpus import read_corpus
+from ..encoders import load_encoder
+from ..errors import Problems, UserError
+from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
+from .layout import SEARCH_DEFAULTS, dense_dir, faiss_module, fingerprint, passage_text
 
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
 SHARD_SIZE = 8192
-SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}
-
-
-def dense_dir(cfg, encoder_name, root=None):
-    return os.path.join(root or indexes_root(), cfg["name"], f"dense-{encoder_name}")
-
-
-def faiss_module():
-    try:
-        import faiss
-    except ImportError:
-        raise UserError("dense retrieval needs faiss-cpu (run `make install`)") from None
-    faiss.omp_set_num_threads(threads())
-    return faiss
 
 
 def choose_type(kind, n):

@@ -7,10 +7,10 @@ averaged over questions: EM, exact match after `metrics.normalize` (NFKC, case, 
 leading/trailing punctuation), and F1 of token sets (`metrics.tokens`)."""
 import re
 
-from ..errors import UserError, at
-from ..fileio import atomic_write
-from ..metrics import exact_match, summarise, token_f1
-from ..validate import SubmissionFile, gold_lines
+from ...errors import UserError, at
+from ...fileio import atomic_write
+from ...metrics import exact_match, summarise, token_f1
+from ...validate import SubmissionFile, gold_lines
 
 SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
 
@@ -56,8 +56,8 @@ def read_submission(path, gold, errors):
 
 
 def score(gold, answers):
-    per_question = {"EM": [], "F1": []}
+    per_question = {"EM": [], "token_F1": []}
     for qid, acceptable in gold.items():
         per_question["EM"].append(exact_match(answers[qid], acceptable))
-        per_question["F1"].append(token_f1(answers[qid], acceptable))
+        per_question["token_F1"].append(token_f1(answers[qid], acceptable))
     return summarise(per_question)

@@ -9,35 +9,58 @@ answer after `metrics.normalize` (Unicode NFKC, case, inner whitespace runs, lea
 and punctuation). Metrics per question, averaged: MRR, accuracy@1..5 (a correct answer among the first N),
 Has-Answer accuracy (Has-Answer equals whether the question has a gold answer)."""
 import re
-import xml.etree.ElementTree as ET
+from xml.etree.ElementTree import ParseError
 
-from ..errors import UserError, at
-from ..fileio import atomic_write, text_lines
-from ..metrics import hit_at, match_answers, reciprocal_rank, summarise
-from ..validate import SubmissionFile
+import defusedxml.ElementTree as DET
+from defusedxml import DefusedXmlException
+
+from ...errors import UserError, at
+from ...fileio import atomic_write, text_lines
+from ...metrics import hit_at, match_answers, reciprocal_rank, summarise
+from ...validate import SubmissionFile
 
 MAX_ANSWERS = 5
 LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"
 
 
-def read_gold(path):
-    """{QID: [acceptable answers]} in file order."""
+def parse_pairs(path):
+    """(QID, question, [acceptable answers]) of each <QAPair>, in file order. Parsed with defusedxml: DOCTYPE
+    and entity declarations (entity expansion, external entities) are refused."""
     text = "".join(line for _, line in text_lines(path))
     # a root of our own around the pairs keeps line numbers: the XML declaration has no newline
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    doctype = re.search(r"<!(DOCTYPE|ENTITY)", text)
+    if doctype:
+        raise at(path, text.count("\n", 0, doctype.start()) + 1, "DOCTYPE and entity declarations are not allowed "
+                 "(they can expand entities or read other files); remove them")
     try:
-        root = ET.fromstring(f"<root>{text}</root>")
-    except ET.ParseError as e:
+        root = DET.fromstring(f"<root>{text}</root>")
+    except ParseError as e:
         raise at(path, e.position[0], f"malformed XML ({e})") from None
-    gold = {}
+    except DefusedXmlException as e:
+        raise UserError(f"{path}: {e}; remove DOCTYPE and entity declarations") from None
+    pairs, seen = [], set()
     for pair in root.iter("QAPair"):
         qid = pair.get("id")
-        if not qid or qid in gold:
+        if not qid or qid in seen:
             raise UserError(f"{path}: QAPair with {'a duplicate' if qid else 'no'} id {qid or ''}".rstrip())
-        gold[qid] = [a.text.strip() for a in pair.iter("answer") if a.text and a.text.strip()]
-    if not gold:
+        seen.add(qid)
+        question = pair.find("question")
+        pairs.append((qid, "" if question is None else "".join(question.itertext()).strip(),
+                      [a.text.strip() for a in pair.iter("answer") if a.text and a.text.strip()]))
+    if not pairs:
         raise UserError(f"{path}: no <QAPair> elements")
-    return gold
+    return pairs
+
+
+def read_questions(path):
+    """{QID: question text}: the input of a run (the answers, when the file has them, are not read)."""
+    return {qid: question for qid, question, _ in parse_pairs(path)}
+
+
+def read_gold(path):
+    """{QID: [acceptable answers]} in file order (an empty list: the question has no answer)."""
+    return {qid: answers for qid, _, answers in parse_pairs(path)}
 
 
 def write_submission(path, answers, system="qa_baseline"):

@@ -13,10 +13,10 @@ averaged over questions (F1 = 0 for an empty or disjoint answer set)."""
 import re
 from collections import namedtuple
 
-from ..errors import UserError
-from ..fileio import atomic_write
-from ..metrics import set_prf, summarise
-from ..validate import SubmissionFile, gold_error, gold_lines
+from ...errors import UserError
+from ...fileio import atomic_write
+from ...metrics import set_prf, summarise
+from ...validate import SubmissionFile, gold_error, gold_lines
 
 SEP = " ||| "
 Item = namedtuple("Item", "question answers line")

@@ -1,0 +1,3 @@
+"""Indexes: `layout` (folders, fingerprints, manifests, the indexed text: all that retrievers need),
+`lucene` (BM25 builds through Anserini), `dense` (encoded shards and faiss), and the command line
+(`python -m qa_baseline.index`, in __main__)."""

@@ -1,0 +1,102 @@
+"""BM25 indexes: `python -m qa_baseline.index --corpus NAME|PATH [--analyzer ...]`.
+
+The BM25 index is a Lucene index built by Anserini's IndexCollection (in-process, through pyjnius):
+passages are written as JSON lines into one shard file per thread (Anserini parallelises per input file),
+indexed into a temporary folder, and moved into `indexes/CORPUS/bm25-ANALYZER/` only when complete, with
+`manifest.json` beside the Lucene files. A second run on unchanged input and settings does nothing."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from tqdm import tqdm
+
+from .. import jvm
+from ..versions import versions
+from ..analysis import ANALYZERS, pretokenize
+from ..corpus import read_corpus
+from ..errors import Problems, UserError
+from ..fileio import UMASK, replace_dir, write_json
+from .layout import FORMAT, bm25_dir, fingerprint, passage_text, read_manifest
+
+
+def write_shards(cfg, analyzer, folder, shards, problems):
+    """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count."""
+    files = [open(os.path.join(folder, f"part-{i:03d}.jsonl"), "w", encoding="utf-8") for i in range(shards)]
+    n = 0
+    try:
+        for p in tqdm(read_corpus(cfg, problems), desc=f"reading {cfg['name']}", unit=" passages",
+                      mininterval=1.0, disable=None):
+            doc = {"id": p["id"], "contents": pretokenize(passage_text(p, cfg), analyzer), "title": p["title"]}
+            if analyzer == "jieba":
+                doc["text"] = p["contents"]
+            files[n % shards].write(json.dumps(doc, ensure_ascii=False) + "\n")
+            n += 1
+    finally:
+        for f in files:
+            f.close()
+    return n
+
+
+def run_anserini(input_dir, index_dir, analyzer, threads):
+    """Anserini's IndexCollection on a folder of JSON-lines files; returns the number of documents indexed."""
+    autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))  # a no-op if the JVM runs already
+    args = autoclass("io.anserini.index.IndexCollection$Args")()
+    # Lucene's RAM buffer (Anserini's default is 4 GB) must fit in the heap the JVM actually has
+    args.memoryBuffer = max(64, autoclass("java.lang.Runtime").getRuntime().maxMemory() // (2 << 20))
+    args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
+    args.input, args.index, args.threads = input_dir, index_dir, threads
+    args.storeRaw = True
+    if analyzer == "cjk":
+        args.language = "zh"
+    elif analyzer == "jieba":
+        args.pretokenized = True
+    indexer = autoclass("io.anserini.index.IndexCollection")(args)
+    indexer.run()
+    return indexer.getCounters().indexed.get()
+
+
+def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=False, root=None):
+    """Build (or find up to date) the BM25 index of a corpus config; returns its folder."""
+    analyzer = analyzer or cfg["analyzer"]
+    if analyzer not in ANALYZERS:
+        raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
+    final = bm25_dir(cfg, analyzer, root)
+    fp, sources = fingerprint(cfg, analyzer=analyzer, anserini=versions()["anserini"])
+    if not force and read_manifest(final).get("fingerprint") == fp:
+        print(f"{final}: up to date", file=sys.stderr)
+        return final
+    threads = threads or os.cpu_count() or 1
+    if threads < 1:
+        raise UserError(f"--threads must be at least 1, not {threads}")
+    problems = Problems(on_bad_record)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=os.path.dirname(final), prefix=f".{os.path.basename(final)}.tmp-")
+    os.chmod(tmp, 0o777 & ~UMASK)  # mkdtemp makes a private folder; a shared index folder should not be
+    try:
+        started = time.time()
+        docs = os.path.join(tmp, "docs")
+        os.makedirs(docs)
+        count = write_shards(cfg, analyzer, docs, threads, problems)
+        if problems.count:
+            print(problems.summary(), file=sys.stderr)
+        if count == 0:
+            raise UserError(f"corpus {cfg['name']}: no passages to index")
+        read_s = time.time() - started
+        indexed = run_anserini(docs, os.path.join(tmp, "lucene"), analyzer, threads)
+        if indexed != count:
+            raise UserError(f"Anserini indexed {indexed} of {count} passages; see its log above")
+        shutil.rmtree(docs)
+        write_json(os.path.join(tmp, "manifest.json"), {
+            "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
+            "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
+            "title_in_contents": cfg["title_in_contents"], "format": FORMAT, "versions": versions(),
+            "threads": threads, "seconds": {"read": round(read_s, 2), "total": round(time.time() - started, 2)},
+        })
+        replace_dir(tmp, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{final}: {count} passages indexed ({analyzer} analyzer)", file=sys.stderr)
+    return final

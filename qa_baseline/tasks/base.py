@@ -1,0 +1,182 @@
+"""What a task is, written down once: its settings, its formats and its pipeline.
+
+A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__init__.py) is a `Task` subclass:
+  - `Settings`: a frozen dataclass of everything that changes its output. Each field is also a command-line
+    option (`--name`; declared with `option(...)`); values come from the dataclass defaults, then the task's
+    YAML (configs/tasks/ID.yaml), then the command line, merged once by `make_settings`. A task sees only its
+    own options. Tasks that retrieve passages use `RetrievalSettings` (corpus, retriever, BM25, dense, hybrid).
+  - formats: `read_input` (what the pipeline may see: never gold answers), `read_gold`, `gold_for` (the
+    gold of the items a run answered, None without gold), `submission_name`, `write_submission`,
+    `read_submission` (the strict validator: every problem into a validate.Errors) and `score` ->
+    {"metrics": name -> mean, "per_question": name -> values}, over the measures it lists in `measures`
+    (names declared in metrics.MEASURES).
+  - the pipeline: `open(settings)` -> components (the retriever, a KB, a collection), then
+    `predict(items, components, settings)` -> Prediction (the answers `write_submission` writes).
+
+The run driver (run.py) and the scorer (score.py) only call these; no task-specific branch lives there."""
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping
+
+from ..errors import UserError
+from ..retrievers import RETRIEVERS
+from ..retrievers.bm25 import B, K1
+
+
+def option(default=None, help="", choices=None, metavar=None, file=False, cli=True):
+    """A Settings field that is also the command-line option --NAME (FILE: a path, recorded with its checksum;
+    CLI False: set in the task YAML only)."""
+    return field(default=default, metadata={"help": help, "choices": choices, "metavar": metavar, "file": file,
+                                            "cli": cli})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Base of every task's settings."""
+    trace: bool = option(False, "also write trace.jsonl: per question what the pipeline saw and scored")
+
+
+@dataclass(frozen=True)
+class RetrievalSettings(Settings):
+    """Settings of tasks that retrieve passages from a corpus."""
+    corpus: str | None = option(None, "corpus config name or corpus file", metavar="NAME|PATH")
+    retriever: str = option("bm25", "bm25, dense or hybrid", choices=tuple(sorted(RETRIEVERS)))
+    analyzer: str | None = option(None, "BM25 index analyzer (default: the corpus config's)",
+                                  choices=("default", "cjk", "jieba"))
+    k1: float = option(K1, f"BM25 k1 (default {K1})")
+    b: float = option(B, f"BM25 b (default {B})")
+    encoder: str | None = option(None, "dense/hybrid encoder (default: the corpus config's, else the language's)")
+    fusion: str = option("rrf", "hybrid: fusion rule", choices=("rrf", "weighted"))
+    weight: float = option(0.5, "hybrid, weighted fusion: weight of the dense score")
+    rrf_k: float = option(60.0, "hybrid, rrf: the constant k of 1/(k + rank)", cli=False)
+    depth: int = option(100, "hybrid: depth of both lists", cli=False)
+
+    def retriever_params(self):
+        """What the retriever reads (analyzer only when set: else the corpus config's)."""
+        names = ("analyzer", "k1", "b", "encoder", "fusion", "weight", "rrf_k", "depth")
+        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
+
+
+def add_options(ap, cls, exclude=()):
+    """One --NAME option per command-line field of the settings class CLS (default None: not given)."""
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("cli") and f.name not in exclude:
+            annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+            kind = {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
+            default = f" (default {f.default})" if f.default is not None and f"default {f.default}" not in \
+                f.metadata["help"] and f.metadata["help"] else ""
+            if kind is bool:
+                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
+                                help=f.metadata["help"])
+            else:
+                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind,
+                                choices=f.metadata["choices"], metavar=f.metadata["metavar"],
+                                help=f.metadata["help"] + default)
+
+
+def make_settings(cls, config, given):
+    """CLS from its defaults, then CONFIG (the task YAML; unknown keys are an error), then GIVEN (options set
+    on the command line, None = not given)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(config) - names)
+    if unknown:
+        raise UserError(f"configs/tasks: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
+    values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
+    return cls(**values)
+
+
+@dataclass
+class Prediction:
+    """What a pipeline returns: ANSWERS for write_submission; REFERENCE, the items they answer when not all
+    of the input (a held-out part); PARAMS, what decided them (learned weights...) for the row; TRACE, one
+    record per question for --trace; FILES, extra files of the run: name -> writer(file object)."""
+    answers: Any
+    reference: Any = None
+    params: dict = field(default_factory=dict)
+    trace: list | None = None
+    files: dict[str, Callable] = field(default_factory=dict)
+
+
+class Task(ABC):
+    """One shared task (or sub-task): id, settings, formats, measures and pipeline. The formats default to
+    the functions of the task's `formats` module (read_gold, write_submission, read_submission, score) and
+    the pipeline to its `pipeline` module's predict; a task overrides what differs."""
+    id: ClassVar[str]
+    title: ClassVar[str]
+    Settings: ClassVar[type] = Settings
+    measures: ClassVar[tuple[str, ...]]
+    formats: ClassVar[Any]
+    pipeline: ClassVar[Any] = None  # a module with predict(items, components, settings); None: scorer only
+    multi_file: ClassVar[bool] = False  # score: several --gold/--submission pairs (mcqa)
+
+    @property
+    def uses_retriever(self):
+        return issubclass(self.Settings, RetrievalSettings)
+
+    # --- formats -----------------------------------------------------------------------------------------
+    def read_input(self, path: str) -> Any:
+        """The items of a data file as the pipeline sees them (no gold)."""
+        raise self.no_pipeline()
+
+    def read_gold(self, path: str) -> Any:
+        """The gold of a data file; a UserError when it has none."""
+        return self.formats.read_gold(path)
+
+    def gold_for(self, path: str, reference: Any) -> Any | None:
+        """The gold of the answered items REFERENCE, from the data file PATH; None when it has no gold."""
+        try:
+            return self.read_gold(path)
+        except UserError:
+            return None
+
+    @abstractmethod
+    def submission_name(self, settings: Settings) -> str:
+        """File name of the submission in the run folder."""
+
+    def write_submission(self, path: str, answers: Any, settings: Settings) -> None:
+        """Write ANSWERS in the official format, atomically."""
+        self.formats.write_submission(path, answers)
+
+    def read_submission(self, path: str, reference: Any, errors) -> Any:
+        """The strict validator: the submission's answers for the items of REFERENCE (input items or gold);
+        every problem goes to ERRORS."""
+        return self.formats.read_submission(path, reference, errors)
+
+    def score(self, gold: Any, submission: Any) -> dict:
+        """{"metrics", "per_question"} over self.measures."""
+        return self.formats.score(gold, submission)
+
+    def score_files(self, pairs: list[tuple[str, str, Any, Any]]) -> dict:
+        """Score (gold path, submission path, gold, submission) PAIRS; one pair unless multi_file."""
+        (_, _, gold, submission), = pairs
+        return self.score(gold, submission)
+
+    # --- the pipeline ------------------------------------------------------------------------------------
+    @property
+    def has_pipeline(self):
+        return self.pipeline is not None
+
+    def method(self, settings: Settings) -> str:
+        """The name of the run's method (the row's Retriever column): the retriever by default."""
+        return getattr(settings, "retriever", "baseline")
+
+    def open(self, settings: Settings) -> dict[str, Any]:
+        """The components PREDICT uses: the corpus and retriever of a retrieval task."""
+        if not self.uses_retriever:
+            return {}
+        from ..config import corpus_config
+        from ..retrievers import open_retriever
+        corpus = corpus_config(settings.corpus, getattr(self, "lang", None))
+        return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
+
+    def predict(self, items: Any, components: Mapping[str, Any], settings: Settings) -> Prediction:
+        if self.pipeline is None:
+            raise self.no_pipeline()
+        return self.pipeline.predict(items, components, settings)
+
+    def no_pipeline(self):
+        return UserError(f"task {self.id} has a scorer but no pipeline yet: score submissions with "
+                         f"`python -m qa_baseline.score --task {self.id}`")

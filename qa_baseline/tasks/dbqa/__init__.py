@@ -1,0 +1,44 @@
+"""NLPCC DBQA (answer-sentence selection): formats in formats.py, the ranking pipeline in pipeline.py."""
+from dataclasses import dataclass
+
+from ...rankers import RANKERS
+from ...rankers.text import ZH_TOKENS
+from ..base import Settings, Task, option
+from . import formats, pipeline
+
+
+@dataclass(frozen=True)
+class DBQASettings(Settings):
+    reranker: str = option("bm25", "how sentences are scored", choices=tuple(RANKERS))
+    train: str | None = option(None, "labelled file the learned ranker is fitted on", metavar="FILE", file=True)
+    holdout: int | None = option(None, "evaluate groups i of --data with i %% K == K-1, train the learned "
+                                       "ranker on the others", metavar="K")
+    features: str | None = option(None, "learned: comma-separated rankers whose features it combines "
+                                        "(default bm25,overlap; also dense, cross)")
+    tokens: str | None = option(None, "Chinese tokens of bm25 and overlap (default char)", choices=ZH_TOKENS)
+    lang: str | None = option(None, "language of the data (default: detected)", choices=("en", "zh"))
+    allow_empty: bool = option(False, "rank lines with an empty question or sentence instead of stopping")
+    k1: float | None = option(None, "bm25 ranker: k1 (default 0.9)")
+    b: float | None = option(None, "bm25 ranker: b (default 0.4)")
+    encoder: str | None = option(None, "dense ranker: encoder (default minilm for English, e5-small for Chinese)")
+
+
+class DBQA(Task):
+    id = "dbqa"
+    title = "NLPCC DBQA answer-sentence selection"
+    Settings = DBQASettings
+    measures = ("MRR", "MAP", "ACC@1")
+    formats, pipeline = formats, pipeline
+
+    def method(self, settings):
+        return settings.reranker
+
+    def read_input(self, path):
+        # labels stay: --holdout trains on the labelled groups it does not evaluate; predict scores texts only
+        return formats.read(path)
+
+    def gold_for(self, path, reference):
+        return reference if reference[0].labels is not None else None
+
+    def submission_name(self, settings):
+        return "submission.txt"

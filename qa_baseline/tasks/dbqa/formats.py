@@ -1,0 +1,92 @@
+"""NLPCC DBQA (document-based QA: answer sentence selection) formats: reader, submission writer, validator,
+scorer.
+
+Data: `question\\tsentence\\tlabel` lines (UTF-8), label 1 when the sentence holds an answer, else 0; test files
+have no label (`question\\tsentence`). Consecutive lines with the same question form one question's group (the
+same question later in the file is another group); input order is kept. Submission: one score per line of the
+test file, same order and same line count; a finite decimal number, higher = more likely an answer. Within a
+group sentences are ranked by score; equal scores keep the order of the test file. Metrics per question,
+averaged: MRR, MAP (NLPCC AveP, divided by min(m, n)), ACC@1."""
+from ...errors import UserError, at
+from ...fileio import atomic_write
+from ...metrics import average_precision, hit_at, rank_by_score, reciprocal_rank, summarise
+from ...rankers import Candidates as Group  # query = the question, texts = its candidate sentences
+from ...validate import SubmissionFile, gold_lines
+
+
+def read(path):
+    """The groups of a DBQA file, labelled or not (not a mix); errors name the file and line. Empty questions
+    and sentences pass here (a gold file may have them); the pipeline stops at them (check_text)."""
+    groups, labelled = [], None
+    for n, line in gold_lines(path):
+        fields = line.split("\t")
+        if len(fields) not in (2, 3):
+            raise at(path, n, "expected 2 or 3 tab-separated fields (question, sentence[, label]), "
+                              f"found {len(fields)}")
+        question, sentence, label = fields[0], fields[1], fields[2] if len(fields) == 3 else None
+        if label is not None and label not in ("0", "1"):
+            raise at(path, n, f"label {label!r} is not 0 or 1")
+        if labelled is None:
+            labelled = label is not None
+        elif labelled != (label is not None):
+            raise at(path, n, "label missing here but present on other lines, or the reverse")
+        if not groups or groups[-1].query != question:
+            groups.append(Group(question, [], [] if labelled else None, n))
+        groups[-1].texts.append(sentence)
+        if labelled:
+            groups[-1].labels.append(int(label))
+    if not groups:
+        raise UserError(f"{path}: no lines")
+    return groups
+
+
+def check_text(path, groups):
+    """Stop at the first line of PATH with an empty question or sentence (a group's lines are consecutive)."""
+    for g in groups:
+        for i, sentence in enumerate(g.texts):
+            for what, value in (("question", g.query), ("sentence", sentence)):
+                if not value.strip():
+                    raise at(path, g.line + i, f"empty {what} (pass --allow-empty to rank such lines as they are)")
+
+
+def read_gold(path):
+    groups = read(path)
+    if groups[0].labels is None:
+        raise UserError(f"{path}: no labels (the third field); pass the labelled file as --gold")
+    return groups
+
+
+def write_submission(path, scores):
+    with atomic_write(path) as f:
+        for s in scores:
+            f.write(f"{float(s)!r}\n")
+
+
+def read_submission(path, groups, errors):
+    """The scores, one per line; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors)
+    scores = [sub.number(n, text) for n, text in sub.lines()]
+    expected = sum(len(g.texts) for g in groups)
+    if len(scores) != expected:
+        sub.error(None, f"{len(scores)} lines, but the test file has {expected}",
+                  "write exactly one score per line of the test file, in its order")
+    return scores
+
+
+def score(groups, scores):
+    per_question = {"MRR": [], "MAP": [], "ACC@1": []}
+    start = 0
+    for g in groups:
+        rels = [g.labels[i] for i in rank_by_score(scores[start:start + len(g.labels)])]
+        start += len(g.labels)
+        per_question["MRR"].append(reciprocal_rank(rels))
+        per_question["MAP"].append(average_precision(rels, sum(g.labels)))
+        per_question["ACC@1"].append(hit_at(rels, 1))
+    return summarise(per_question)
+
+
+def write_gold(f, groups):
+    """GROUPS as DBQA lines (with labels when they have them) into the open file F."""
+    for g in groups:
+        for i, s in enumerate(g.texts):
+            f.write("\t".join([g.query, s] + ([str(g.labels[i])] if g.labels else [])) + "\n")

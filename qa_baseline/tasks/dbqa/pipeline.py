@@ -1,0 +1,72 @@
+"""The DBQA pipeline: every sentence of a question's group is scored by a ranker (qa_baseline/rankers: bm25,
+overlap, dense, cross, learned). The language is zh when most questions hold CJK characters, else en
+(`--lang` overrides). `--holdout K` splits --data by group: groups i (counted from 0 in file order) with
+i % K == K - 1 are evaluated (and written to `heldout.tsv`, the gold file of the submission), the others
+train the learned ranker (`--train FILE` trains it on another file instead). Lines with an empty question
+or sentence stop the run unless `--allow-empty` (the cmrc2018 stand-in has a 21-line group with an empty
+question)."""
+import os
+
+from ...errors import UserError
+from ...fileio import sha256_file
+from ...rankers import make
+from ...rankers.text import detect_lang
+from ..base import Prediction
+from .formats import check_text, read, write_gold
+
+
+def split(groups, k):
+    """(training part, evaluated part) of GROUPS for --holdout K."""
+    if k is None:
+        return [], groups
+    if k < 2:
+        raise UserError(f"--holdout must be at least 2, not {k}")
+    if len(groups) < k:
+        raise UserError(f"--holdout {k} needs at least {k} questions; the data has {len(groups)}")
+    return [g for i, g in enumerate(groups) if i % k != k - 1], [g for i, g in enumerate(groups) if i % k == k - 1]
+
+
+def predict(groups, components, settings):
+    name = settings.reranker
+    if settings.train and name != "learned":
+        raise UserError(f"--train is for --reranker learned, not {name}")
+    if name == "learned" and not (settings.train or settings.holdout):
+        raise UserError("--reranker learned needs training data: --train FILE or --holdout K")
+    if not settings.allow_empty:
+        check_text(components["data"], groups)
+    train, test = split(groups, settings.holdout)
+    lang = settings.lang or detect_lang(g.query for g in groups)
+    options = {"k1": settings.k1, "b": settings.b, "encoder": settings.encoder, "tokens": settings.tokens,
+               "features": [f.strip() for f in settings.features.split(",")] if settings.features else None}
+    ranker = make(name, lang, {k: v for k, v in options.items() if v is not None})
+    unused = [o for o, v in options.items() if v is not None and o not in ranker.options]
+    if unused:
+        raise UserError(f"--{unused[0]} is not used by --reranker {name}" +
+                        (f" with --features {','.join(ranker.features_of)}" if name == "learned" else ""))
+    params = {"lang": lang}
+    if name == "learned":
+        if settings.train:
+            train = read(settings.train)
+            if not settings.allow_empty:
+                check_text(settings.train, train)
+            params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train))
+        if train[0].labels is None:
+            raise UserError(f"{settings.train or components['data']}: no labels; the learned ranker trains on "
+                            "labelled lines")
+        ranker.fit(train)
+        params["train_questions"] = len(train)
+    if settings.holdout:
+        params["holdout"] = settings.holdout
+    scores = ranker.score(test)
+    trace = None
+    if settings.trace:
+        trace, start = [], 0
+        for g in test:
+            mine = [float(s) for s in scores[start:start + len(g.texts)]]
+            start += len(g.texts)
+            trace.append({"line": g.line, "question": g.query,
+                          "ranked": sorted(({"line": g.line + i, "sentence": t, "score": s}
+                                            for i, (t, s) in enumerate(zip(g.texts, mine))),
+                                           key=lambda x: -x["score"])})
+    files = {"heldout.tsv": lambda f: write_gold(f, test)} if settings.holdout else {}
+    return Prediction(list(scores), reference=test, params={**params, **ranker.params()}, trace=trace, files=files)

@@ -1,0 +1,61 @@
+"""IJCNLP-2017 Task 5, multi-choice exam questions: mcqa-en, mcqa-zh (one language each) and mcqa-all
+(scored over both languages' submissions). Formats in formats.py, the published baseline in pipeline.py."""
+import os
+from dataclasses import dataclass
+
+from ...errors import UserError
+from ...fileio import stem
+from ..base import RetrievalSettings, Task, option
+from . import formats, pipeline
+
+
+@dataclass(frozen=True)
+class MCQASettings(RetrievalSettings):
+    n: int = option(3, "score an option by the mean of its top-n hits (the published baseline: 3)")
+    team: str = option("qa_baseline", "team id in the submission file name TEAMID_LANG.csv")
+
+
+class MCQA(Task):
+    title = "IJCNLP-2017 Task 5 multi-choice exam QA"
+    Settings = MCQASettings
+    measures = ("accuracy",)
+    formats, pipeline = formats, pipeline
+    multi_file = True
+
+    def __init__(self, task_id, lang):
+        self.id, self.lang = task_id, lang
+        self.title = f"{MCQA.title}, {dict(en='English', zh='Chinese', all='both languages')[lang]}"
+        if lang == "all":  # scored over both languages' submissions, made by mcqa-en and mcqa-zh
+            self.pipeline = None
+
+    def no_pipeline(self):
+        return UserError("mcqa-all is scored over both languages' submissions: run --task mcqa-en and --task "
+                         "mcqa-zh, then `python -m qa_baseline.score --task mcqa-all --gold EN.csv --submission "
+                         "T_en.csv --gold ZH.csv --submission T_zh.csv`")
+
+    def read_input(self, path):
+        return [q._replace(gold=None) for q in formats.read(path)]  # the answer key never reaches predict
+
+    def submission_name(self, settings):
+        return f"{settings.team}_{self.lang}.csv"
+
+    def read_submission(self, path, reference, errors):
+        self.language_of(path)  # mcqa-all: a file whose language cannot be told is a usage error, first
+        return formats.read_submission(path, reference, errors)
+
+    def score_files(self, pairs):
+        """Accuracy over all pairs, per language and per gold file when there are several."""
+        stems = [stem(gold_path) for gold_path, *_ in pairs]
+        if len(set(stems)) < len(stems):
+            raise UserError(f"gold files need distinct names to be told apart: {', '.join(stems)}")
+        return formats.score_files([(self.language_of(path), name, gold, answers)
+                                    for (_, path, gold, answers), name in zip(pairs, stems)])
+
+    def language_of(self, submission_path):
+        """The task's language; for mcqa-all the submission's, from its official name TEAMID_en/zh.csv."""
+        if self.lang != "all":
+            return self.lang
+        for lang in ("en", "zh"):
+            if os.path.basename(submission_path).lower().endswith(f"_{lang}.csv"):
+                return lang
+        raise UserError(f"{submission_path}: cannot tell the language; name the file TEAMID_en.csv or TEAMID_zh.csv")

@@ -1,0 +1,108 @@
+"""IJCNLP-2017 Task 5 formats: the question CSV, the `id,X` submission, its validator, accuracy.
+
+Input: CSV `id,"question","A","B","C","D"[,correctAnswer]` (UTF-8 with or without BOM; quoted fields may
+hold newlines; an optional header row whose first field is `id` is skipped). correctAnswer is 0, 1, 2 or 3
+as in the official files (for options A-D), or the letter A-D as in some stand-ins. Output:
+`TEAMID_en.csv` / `TEAMID_zh.csv` with lines `id,X` (X one of A, B, C, D), every test id exactly once.
+Scored by accuracy per file, per language and over all questions."""
+import csv
+from collections import namedtuple
+
+from ...errors import UserError, at
+from ...fileio import atomic_write, text_lines
+from ...metrics import correct, summarise
+from ...validate import SubmissionFile
+
+LABELS = "ABCD"
+Question = namedtuple("Question", "id question options gold line")
+
+
+def gold_label(text):
+    """The gold label as a letter: 0-3 (official) or A-D; None for anything else."""
+    text = text.strip().upper()
+    return LABELS[int(text)] if text in ("0", "1", "2", "3") else text if text in tuple(LABELS) else None
+
+
+def read(path):
+    """Questions of an IJCNLP-2017 T5 CSV file, validated; errors name the file and line."""
+    questions, first_line, has_gold = [], {}, None
+    reader = csv.reader((text for _, text in text_lines(path)), strict=True)
+    end = 0
+    try:
+        for rec in reader:
+            line, end = end + 1, reader.line_num
+            if not rec or (not questions and rec[0].strip().lower() == "id"):
+                continue
+            if len(rec) not in (6, 7):
+                raise at(path, line, f"expected 6 or 7 fields (id,question,A,B,C,D[,correct]), found {len(rec)}")
+            qid, text, *options = (x.strip() for x in rec[:6])
+            gold = rec[6].strip() if len(rec) == 7 else ""
+            if not qid:
+                raise at(path, line, "empty id")
+            if qid in first_line:
+                raise at(path, line, f"duplicate id {qid!r} (first on line {first_line[qid]})")
+            if not text:
+                raise at(path, line, "empty question")
+            for label, opt in zip(LABELS, options):
+                if not opt:
+                    raise at(path, line, f"empty option {label}")
+            if gold and gold_label(gold) is None:
+                raise at(path, line, f"correctAnswer {gold!r} is not 0, 1, 2, 3 (or A, B, C, D)")
+            gold = gold and gold_label(gold)
+            if has_gold is None:
+                has_gold = bool(gold)
+            elif has_gold != bool(gold):
+                raise at(path, line, "gold label missing here but present on other lines, or the reverse")
+            first_line[qid] = line
+            questions.append(Question(qid, text, options, gold or None, line))
+    except csv.Error as e:
+        raise at(path, end + 1, f"malformed CSV ({e})") from None
+    if not questions:
+        raise UserError(f"{path}: no questions")
+    return questions
+
+
+def write_submission(path, answers):
+    """`id,X` lines, written atomically; answers maps id -> label, in question order."""
+    with atomic_write(path) as f:
+        for qid, label in answers.items():
+            f.write(f"{qid},{label}\n")
+
+
+def read_gold(path):
+    questions = read(path)
+    if not questions[0].gold:
+        raise UserError(f"{path}: no gold labels (the 7th field, correct); pass the answer key as --gold")
+    return questions
+
+
+def read_submission(path, questions, errors):
+    """{id: label} of an `id,X` submission; problems go to ERRORS."""
+    sub = SubmissionFile(path, errors, [q.id for q in questions])
+    answers = {}
+    for n, text in sub.lines():
+        fields = sub.fields(n, text, 2, "id,X", sep=",")
+        if fields and sub.take(n, fields[0]):
+            if fields[1] in LABELS:
+                answers[fields[0]] = fields[1]
+            else:
+                sub.error(n, f"answer {fields[1]!r} is not one of A, B, C, D", "write one capital letter A-D")
+    sub.missing()
+    return answers
+
+
+def score(questions, answers):
+    return summarise({"accuracy": [correct(answers.get(q.id), q.gold) for q in questions]})
+
+
+def score_files(files):
+    """Accuracy over all questions, per language when there are several, per file when there are several;
+    FILES: (lang, name, questions, answers) tuples."""
+    pooled, by_lang, by_file = [], {}, {}
+    for lang, name, questions, answers in files:
+        values = score(questions, answers)["per_question"]["accuracy"]
+        pooled += values
+        by_lang.setdefault(f"accuracy[{lang}]", []).extend(values)
+        by_file[f"accuracy[{name}]"] = values
+    return summarise({"accuracy": pooled, **(by_lang if len(by_lang) > 1 else {}),
+                      **(by_file if len(by_file) > 1 else {})})

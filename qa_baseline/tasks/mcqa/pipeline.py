@@ -1,0 +1,44 @@
+"""The published IJCNLP-2017 Task 5 baseline: for each option, query = question + " " + option; search the
+index; score(q, a) = the mean of the scores of the top n (n <= 3) hits, 0 when nothing is found; the
+highest-scoring option wins. Ties go to the earliest option (A before B before C before D)."""
+from tqdm import tqdm
+
+from ...errors import UserError
+from ..base import Prediction
+from .formats import LABELS
+
+CHUNK = 250  # questions per batched search call
+
+
+def option_score(hits, n):
+    """The published rule: mean score of the top n hits, 0.0 when there are none."""
+    top = [score for _, score in hits[:n]]
+    return sum(top) / len(top) if top else 0.0
+
+
+def choose(scores):
+    """Index of the best option; the earliest wins a tie."""
+    return max(range(len(scores)), key=lambda i: (scores[i], -i))
+
+
+def predict(questions, components, settings):
+    n, retriever = settings.n, components["retriever"]
+    if n < 1:
+        raise UserError(f"--n must be at least 1, not {n}")
+    answers, trace = {}, []
+    with tqdm(total=len(questions), desc="questions", unit=" q", disable=None) as bar:
+        for start in range(0, len(questions), CHUNK):
+            chunk = questions[start:start + CHUNK]
+            hits = retriever.search([f"{q.question} {opt}" for q in chunk for opt in q.options], k=n)
+            for i, q in enumerate(chunk):
+                option_hits = hits[4 * i:4 * i + 4]
+                scores = [option_score(h, n) for h in option_hits]
+                answers[q.id] = LABELS[choose(scores)]
+                if settings.trace:
+                    trace.append({"id": q.id, "question": q.question, "answer": answers[q.id],
+                                  "options": [{"label": label, "text": opt, "score": s,
+                                               "hits": [{"docid": d, "score": sc, "title": retriever.title(d)}
+                                                        for d, sc in h]}
+                                              for label, opt, s, h in zip(LABELS, q.options, scores, option_hits)]})
+            bar.update(len(chunk))
+    return Prediction(answers, params={"n": n}, trace=trace if settings.trace else None)
