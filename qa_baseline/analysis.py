@@ -1,10 +1,12 @@
 """Text analysis that happens in Python, before Lucene: Chinese word segmentation for the `jieba` analyzer.
 
 The other analyzers run inside Lucene: `default` is Anserini's English analyzer (Porter stemming, Lucene's
-English stop words), `cjk` is Lucene's CJKAnalyzer (overlapping character bigrams)."""
+English stop words), `cjk` is Lucene's CJKAnalyzer (overlapping character bigrams), `ja` is Lucene's
+JapaneseAnalyzer (Kuromoji morphological analysis, base forms, Japanese stop words and stop tags)."""
 import re
 
-ANALYZERS = ("default", "cjk", "jieba")
+ANALYZERS = ("default", "cjk", "jieba", "ja")
+LANGUAGE = {"cjk": "zh", "ja": "ja"}  # analyzers Anserini selects by language code (AnalyzerMap)
 _WORD = re.compile(r"\w", re.UNICODE)
 
 

@@ -81,6 +81,7 @@ def resolve_path(path):
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(ROOT, path))
 
 
+DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language -> BM25 analyzer
 READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl"}
 
 
@@ -101,9 +102,9 @@ def corpus_config(name_or_path, lang=None):
         if lang and lang != cfg.get("lang", "en"):
             raise UserError(f"corpus {cfg['name']} is {cfg.get('lang', 'en')}, not {lang}")
     cfg.setdefault("lang", "en")
-    if cfg["lang"] not in ("en", "zh"):
-        raise UserError(f"corpus {cfg['name']}: lang must be en or zh, not {cfg['lang']!r}")
-    cfg.setdefault("analyzer", "default" if cfg["lang"] == "en" else "cjk")
+    if cfg["lang"] not in DEFAULT_ANALYZER:
+        raise UserError(f"corpus {cfg['name']}: lang must be en, zh or ja, not {cfg['lang']!r}")
+    cfg.setdefault("analyzer", DEFAULT_ANALYZER[cfg["lang"]])
     cfg.setdefault("title_in_contents", True)
     for src in cfg["sources"]:
         if not isinstance(src, dict) or "reader" not in src or "path" not in src:

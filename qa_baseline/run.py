@@ -126,7 +126,7 @@ def main(argv=None):
     config = task_config(task.id)
     data_default = config.pop("data", None)
     given = settings_given(task, args)
-    settings = make_settings(task.Settings, config, given)
+    settings = make_settings(task.Settings, config, given, f"configs/tasks/{task.id}.yaml")
     if not task.has_pipeline:
         raise task.no_pipeline()
     data = os.path.abspath(args.data) if args.data else default_data(task.id, data_default)

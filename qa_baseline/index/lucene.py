@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from .. import jvm
 from ..versions import versions
-from ..analysis import ANALYZERS, pretokenize
+from ..analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..corpus import read_corpus
 from ..errors import Problems, UserError
 from ..fileio import UMASK, replace_dir, write_json
@@ -49,8 +49,8 @@ def run_anserini(input_dir, index_dir, analyzer, threads):
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True
-    if analyzer == "cjk":
-        args.language = "zh"
+    if analyzer in LANGUAGE:
+        args.language = LANGUAGE[analyzer]
     elif analyzer == "jieba":
         args.pretokenized = True
     indexer = autoclass("io.anserini.index.IndexCollection")(args)

@@ -4,7 +4,7 @@ import json
 import os
 
 from .. import jvm
-from ..analysis import pretokenize
+from ..analysis import LANGUAGE, pretokenize
 from ..errors import UserError
 from ..index.layout import bm25_dir, load_manifest
 
@@ -31,8 +31,8 @@ class BM25:
             self._searcher = Searcher(lucene, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
         else:
             self._searcher = Searcher(lucene)
-            if self.analyzer == "cjk":
-                self._searcher.set_language("zh")
+            if self.analyzer in LANGUAGE:
+                self._searcher.set_language(LANGUAGE[self.analyzer])
         self._searcher.set_bm25(self.k1, self.b)
         self._ArrayList = autoclass("java.util.ArrayList")
         self.threads = os.cpu_count() or 1

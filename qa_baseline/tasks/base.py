@@ -21,6 +21,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
+from ..analysis import ANALYZERS
 from ..errors import UserError
 from ..retrievers import RETRIEVERS
 from ..retrievers.bm25 import B, K1
@@ -45,7 +46,7 @@ class RetrievalSettings(Settings):
     corpus: str | None = option(None, "corpus config name or corpus file", metavar="NAME|PATH")
     retriever: str = option("bm25", "bm25, dense or hybrid", choices=tuple(sorted(RETRIEVERS)))
     analyzer: str | None = option(None, "BM25 index analyzer (default: the corpus config's)",
-                                  choices=("default", "cjk", "jieba"))
+                                  choices=ANALYZERS)
     k1: float = option(K1, f"BM25 k1 (default {K1})")
     b: float = option(B, f"BM25 b (default {B})")
     encoder: str | None = option(None, "dense/hybrid encoder (default: the corpus config's, else the language's)")
@@ -77,13 +78,13 @@ def add_options(ap, cls, exclude=()):
                                 help=f.metadata["help"] + default)
 
 
-def make_settings(cls, config, given):
-    """CLS from its defaults, then CONFIG (the task YAML; unknown keys are an error), then GIVEN (options set
-    on the command line, None = not given)."""
+def make_settings(cls, config, given, source="the task config"):
+    """CLS from its defaults, then CONFIG (the task YAML, named SOURCE in errors; unknown keys are an error),
+    then GIVEN (options set on the command line, None = not given)."""
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(config) - names)
     if unknown:
-        raise UserError(f"configs/tasks: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
+        raise UserError(f"{source}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
     values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
     return cls(**values)
 

@@ -1,13 +1,68 @@
-"""NTCIR Data Search QA: formats in formats.py."""
-from ..base import Task
-from . import formats
+"""NTCIR Data Search QA: formats in formats.py, the rule-based table QA pipeline in pipeline.py.
+
+`python -m qa_baseline.run --task datasearch --data QUESTIONS.tsv --collection DIR|FILE [--adhoc]`: the
+collection is the metadata JSONL (plain or .bz2) with its data files (a folder or a tar archive,
+qa_baseline/datasets); the gold is read from `--gold FILE`, else from gold.tsv beside the questions file."""
+import os
+from dataclasses import dataclass
+
+from ...datasets import open_collection
+from ...errors import UserError
+from ..base import Settings, Task, option
+from . import formats, pipeline
+
+SYSDESC = "qa_baseline rule-based table QA (lookup, superlative, count, compare, threshold operators)"
+
+
+@dataclass(frozen=True)
+class DataSearchSettings(Settings):
+    collection: str | None = option(None, "the collection: a folder (metadata JSONL + data/ or a data tar "
+                                          "archive) or its metadata file", metavar="DIR|FILE")
+    gold: str | None = option(None, "gold answers (default: gold.tsv beside the questions file, if any)",
+                              metavar="FILE", file=True)
+    adhoc: bool = option(False, "ignore the questions' dataset ids and search the metadata for each dataset "
+                                "(the ad-hoc setting; questions without an id are always searched)")
+    select: str = option("bm25", "ad-hoc: how the dataset is chosen", choices=("bm25", "bm25+cells"))
+    sheets: str = option("first", "XLSX: the first non-empty sheet or all sheets", choices=("first", "all"))
+    sysdesc: str = option(SYSDESC, "the run file's <SYSDESC> line")
 
 
 class DataSearch(Task):
     id = "datasearch"
     title = "NTCIR Data Search QA"
+    Settings = DataSearchSettings
     measures = ("EM", "token_F1")
-    formats = formats
+    formats, pipeline = formats, pipeline
+    gold_path = None
+
+    def method(self, settings):
+        adhoc = f"-adhoc-{settings.select}" if settings.adhoc else ""
+        return f"rules{adhoc}"
+
+    def read_input(self, path):
+        return formats.read_questions(path)
+
+    def open(self, settings):
+        if not settings.collection:
+            raise UserError("--collection DIR|FILE is required (the metadata JSONL and its data files)")
+        if "\t" in settings.sysdesc or "\n" in settings.sysdesc or "</SYSDESC>" in settings.sysdesc:
+            raise UserError("--sysdesc must be one line without tabs or </SYSDESC>")
+        self.gold_path = settings.gold
+        return {"collection": open_collection(settings.collection)}
+
+    def gold_for(self, path, reference):
+        gold_path = self.gold_path or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")
+        if not os.path.isfile(gold_path):
+            return None
+        gold = formats.read_gold(gold_path)
+        missing = [qid for qid in reference if qid not in gold]
+        if missing:
+            raise UserError(f"{gold_path}: no gold answer for {len(missing)} question(s) of {path}, "
+                            f"e.g. {missing[0]!r} (pass the matching --gold FILE)")
+        return {qid: gold[qid] for qid in reference}
 
     def submission_name(self, settings):
         return "submission.txt"
+
+    def write_submission(self, path, answers, settings):
+        formats.write_submission(path, answers, settings.sysdesc)

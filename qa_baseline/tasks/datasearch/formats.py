@@ -1,14 +1,16 @@
-"""NTCIR Data Search QA: gold reader, run-file writer, validator, scorer.
+"""NTCIR Data Search QA: questions reader, gold reader, run-file writer, validator, scorer.
 
+Questions: `qid\\tquestion\\tdataset_id` lines (the dataset id may be left out: the ad-hoc setting).
 Gold: `qid\\tanswer[\\talternative ...]` lines, the acceptable answers of each question.
 Run file: first line `<SYSDESC>a short description of the system</SYSDESC>`, then `QID\\tANSWER`, one line per
 question (an empty ANSWER means no answer). Metrics per question, best over the acceptable answers,
 averaged over questions: EM, exact match after `metrics.normalize` (NFKC, case, whitespace,
 leading/trailing punctuation), and F1 of token sets (`metrics.tokens`)."""
+import collections
 import re
 
 from ...errors import UserError, at
-from ...fileio import atomic_write
+from ...fileio import atomic_write, text_lines
 from ...metrics import exact_match, summarise, token_f1
 from ...validate import SubmissionFile, gold_lines
 
@@ -61,3 +63,27 @@ def score(gold, answers):
         per_question["EM"].append(exact_match(answers[qid], acceptable))
         per_question["token_F1"].append(token_f1(answers[qid], acceptable))
     return summarise(per_question)
+
+
+Question = collections.namedtuple("Question", "id question dataset")
+
+
+def read_questions(path):
+    """{qid: Question(id, question, dataset)} of a questions file, lines `qid<TAB>question[<TAB>dataset_id]`
+    (no dataset id, or an empty one: the dataset is searched for); a malformed line is a UserError at FILE:LINE."""
+    out = {}
+    for n, line in text_lines(path):
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) not in (2, 3) or not fields[0].strip() or not fields[1].strip():
+            raise at(path, n, f"expected qid<TAB>question[<TAB>dataset_id] with a non-empty qid and question, "
+                              f"found {len(fields)} field(s)")
+        qid = fields[0].strip()
+        if qid in out:
+            raise at(path, n, f"duplicate qid {qid!r}")
+        out[qid] = Question(qid, fields[1].strip(), fields[2].strip() if len(fields) == 3 else "")
+    if not out:
+        raise UserError(f"{path}: no questions")
+    return out
