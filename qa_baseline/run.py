@@ -64,15 +64,19 @@ def settings_given(task, args):
 
 def variant(method, task, given):
     """The run's method plus the settings given on the command line, e.g. bm25 or bm25-analyzer=jieba; a file
-    setting appears as its name and checksum, so runs with different files never share a folder."""
+    setting appears as its name and checksum, so runs with different files never share a folder; another
+    path as its last component."""
     skip = {"corpus", "trace", "team", "retriever", "reranker"}
     parts = []
     for name, value in sorted(given.items()):
         if value is None or name in skip:
             continue
         field = next(f for f in dataclasses.fields(task.Settings) if f.name == name)
-        parts.append(f"{name}={stem(value)}-{sha256_file(value)[:8]}" if field.metadata.get("file")
-                     else f"{name}={value}")
+        if field.metadata.get("file"):
+            value = f"{stem(value)}-{sha256_file(value)[:8]}"
+        elif isinstance(value, str) and os.sep in value:  # a folder: its name, never a path in the folder name
+            value = stem(value.rstrip(os.sep))
+        parts.append(f"{name}={value}")
     return "-".join([method, *parts])
 
 
@@ -143,7 +147,7 @@ def main(argv=None):
     reference = items if prediction.reference is None else prediction.reference
     files = write_run(task, settings, out, prediction)
     submission = read_back(task, files["submission"], reference)
-    gold = task.gold_for(data, reference)
+    gold = task.gold_for(data, reference, settings)
     scored = task.score(gold, submission) if gold is not None else {"metrics": {}, "per_question": {}}
     undeclared = [m for m in scored["metrics"] if measure(m).name not in task.measures]
     if undeclared:

@@ -126,8 +126,9 @@ class Task(ABC):
         """The gold of a data file; a UserError when it has none."""
         return self.formats.read_gold(path)
 
-    def gold_for(self, path: str, reference: Any) -> Any | None:
-        """The gold of the answered items REFERENCE, from the data file PATH; None when it has no gold."""
+    def gold_for(self, path: str, reference: Any, settings: Settings) -> Any | None:
+        """The gold of the answered items REFERENCE, from the data file PATH (or a file SETTINGS name); None when
+        there is no gold."""
         try:
             return self.read_gold(path)
         except UserError:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ...datasets import open_collection
 from ...errors import UserError
+from ...fileio import stem
 from ..base import Settings, Task, option
 from . import formats, pipeline
 
@@ -33,11 +34,9 @@ class DataSearch(Task):
     Settings = DataSearchSettings
     measures = ("EM", "token_F1")
     formats, pipeline = formats, pipeline
-    gold_path = None
 
     def method(self, settings):
-        adhoc = f"-adhoc-{settings.select}" if settings.adhoc else ""
-        return f"rules{adhoc}"
+        return "rules"
 
     def read_input(self, path):
         return formats.read_questions(path)
@@ -47,11 +46,13 @@ class DataSearch(Task):
             raise UserError("--collection DIR|FILE is required (the metadata JSONL and its data files)")
         if "\t" in settings.sysdesc or "\n" in settings.sysdesc or "</SYSDESC>" in settings.sysdesc:
             raise UserError("--sysdesc must be one line without tabs or </SYSDESC>")
-        self.gold_path = settings.gold
-        return {"collection": open_collection(settings.collection)}
+        collection = open_collection(settings.collection)
+        name = os.path.basename(os.path.normpath(settings.collection))  # the row's and run folder's corpus name
+        return {"collection": collection, "corpus": {"name": stem(name) if os.path.isfile(settings.collection)
+                                                     else name}}
 
-    def gold_for(self, path, reference):
-        gold_path = self.gold_path or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")
+    def gold_for(self, path, reference, settings):
+        gold_path = settings.gold or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")
         if not os.path.isfile(gold_path):
             return None
         gold = formats.read_gold(gold_path)

@@ -37,7 +37,7 @@ class DBQA(Task):
         # labels stay: --holdout trains on the labelled groups it does not evaluate; predict scores texts only
         return formats.read(path)
 
-    def gold_for(self, path, reference):
+    def gold_for(self, path, reference, settings):
         return reference if reference[0].labels is not None else None
 
     def submission_name(self, settings):

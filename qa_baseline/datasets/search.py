@@ -1,0 +1,83 @@
+"""BM25 over a collection's metadata, to pick the dataset of a question that comes without one (the NTCIR
+Data Search ad-hoc setting).
+
+A dataset's text is its title, description and column names (`collection.text_fields`). Terms: lower-cased
+NFKC words with accents dropped, English stop words removed, plural -s stripped; runs of CJK characters become
+overlapping character bigrams (a lone character stays a unigram). Score: Lucene's BM25,
+idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf / (tf + k1 (1 - b + b dl / avgdl)), k1 = 0.9,
+b = 0.4 (Anserini's defaults); ties go to the dataset listed first."""
+import collections
+import math
+import re
+import unicodedata
+
+from ..retrievers.bm25 import B, K1
+from .collection import text_fields
+
+WORD = re.compile(r"[^\W_]+")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
+STOP = frozenset("""a an the of in on at to for from by with as and or is are was were be been has have had do does
+did what which who whom whose when where why how that this these those it its he she they them their his her
+there than then so if not no only also all each any some other same me my we our you your i into over under
+about many much more most""".split())
+
+
+def terms(text):
+    """Index terms of TEXT (see the module docstring)."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    out = []
+    for word in WORD.findall(text):
+        pos = 0
+        for m in CJK.finditer(word):
+            out.extend(_latin(word[pos:m.start()]))
+            run = m.group(0)
+            out.extend(run if len(run) == 1 else [run[k:k + 2] for k in range(len(run) - 1)])
+            pos = m.end()
+        out.extend(_latin(word[pos:]))
+    return out
+
+
+def _latin(word):
+    if not word or word in STOP:
+        return []
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return [word]
+
+
+class MetadataBM25:
+    """An in-memory BM25 index of metadata records {id: record}."""
+
+    def __init__(self, records, k1=K1, b=B):
+        self.k1, self.b = k1, b
+        self.ids = list(records)
+        self.tf = []
+        self.length = []
+        df = collections.Counter()
+        for dataset_id in self.ids:
+            counts = collections.Counter(terms(" ".join(text_fields(records[dataset_id]))))
+            self.tf.append(counts)
+            self.length.append(sum(counts.values()))
+            df.update(counts.keys())
+        n = len(self.ids)
+        self.avgdl = sum(self.length) / n if n else 0.0
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.postings = collections.defaultdict(list)
+        for k, counts in enumerate(self.tf):
+            for t in counts:
+                self.postings[t].append(k)
+
+    def search(self, query, k=10):
+        """[(dataset id, score)] of the K best datasets for QUERY, best first (ties: collection order)."""
+        scores = collections.defaultdict(float)
+        for t in terms(query):  # a repeated query term counts again, as in Lucene's bag-of-words query
+            idf = self.idf.get(t)
+            if idf is None:
+                continue
+            for d in self.postings[t]:
+                tf = self.tf[d][t]
+                norm = self.k1 * (1 - self.b + self.b * self.length[d] / self.avgdl)
+                scores[d] += idf * tf / (tf + norm)
+        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
+        return [(self.ids[d], s) for d, s in best]

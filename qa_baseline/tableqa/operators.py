@@ -1,0 +1,95 @@
+"""The operators over a table's rows, each returning cell positions or a computed value.
+
+Rows are body rows (no summary rows) in table order; ties go to the earliest row. Directions: `direction`
+turns a superlative cue and a column into max or min (rank columns reverse it: the best rank is the smallest;
+`oldest` is the smallest date or year but the largest age; `fastest` is the smallest time but the largest
+speed)."""
+import collections
+
+from . import text
+
+COMPARE = {">": float.__gt__, ">=": float.__ge__, "<": float.__lt__, "<=": float.__le__}
+TIME_HEADERS = {"time", "duration", "length", "dur", "retired"}
+AGE_HEADERS = {"age", "ages"}
+SPEED_HEADERS = {"speed", "mph", "kmh", "km/h", "pace"}
+
+
+def direction(cue, col):
+    """'max' or 'min' for a superlative CUE ('max', 'min', 'best', 'worst', 'old', 'young', 'fast', 'slow') on
+    COL."""
+    stems = set(col.stems)
+    if cue in ("old", "young"):
+        small = (cue == "old") != bool(stems & AGE_HEADERS)
+        return "min" if small else "max"
+    if cue in ("fast", "slow"):
+        small = (cue == "fast") != bool(stems & SPEED_HEADERS)
+        return "min" if small else "max"
+    if cue in ("best", "worst"):
+        cue = "max" if cue == "best" else "min"
+    if col.rank:
+        return "min" if cue == "max" else "max"
+    return cue
+
+
+def values(view, rows, j):
+    """(row, value) of ROWS whose cell in column J has a sortable value."""
+    return [(i, view.value(i, j)) for i in rows if view.value(i, j) is not None]
+
+
+def arg_extreme(view, rows, j, how):
+    """The row with the largest (how='max') or smallest value in column J; None when no row has a value."""
+    vals = values(view, rows, j)
+    if not vals:
+        return None
+    best = max(v for _, v in vals) if how == "max" else min(v for _, v in vals)
+    return next(i for i, v in vals if v == best)
+
+
+def threshold(view, rows, j, op, bound):
+    """ROWS whose value in column J satisfies `value OP bound`."""
+    return [i for i, v in values(view, rows, j) if COMPARE[op](float(v), float(bound))]
+
+
+def most_common(view, rows, j, how="max"):
+    """The row of the first occurrence of the most (or least) frequent value of column J among ROWS."""
+    cells = [(i, text.norm(view.rows[i][j])) for i in rows if view.rows[i][j]]
+    if not cells:
+        return None
+    counts = collections.Counter(c for _, c in cells)
+    best = max(counts.values()) if how == "max" else min(counts.values())
+    return next(i for i, c in cells if counts[c] == best)
+
+
+def count(view, rows, j=None, distinct=False):
+    """How many ROWS, or how many distinct filled values of column J among them."""
+    if distinct and j is not None:
+        return len({text.norm(view.rows[i][j]) for i in rows if view.rows[i][j]})
+    return len(rows)
+
+
+BLANK = {"", "n/a", "na", "-", "—", "–", "?", "none", "tba", "tbd"}
+
+
+def neighbour(view, row, step, j):
+    """The nearest body row after (STEP 1) or before (STEP -1) ROW whose cell in column J is filled (not
+    n/a, a dash) and differs from ROW's; None past the ends."""
+    body = view.body
+    if row not in body:
+        return None
+    here = text.norm(view.rows[row][j])
+    k = body.index(row) + step
+    while 0 <= k < len(body):
+        cell = text.norm(view.rows[body[k]][j])
+        if cell not in BLANK and cell != here:
+            return body[k]
+        k += step
+    return None
+
+
+def fmt(value):
+    """A computed number as an answer string: integers without a decimal point, else up to 4 decimals."""
+    if value is None:
+        return ""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.4f}".rstrip("0").rstrip(".")
