@@ -65,6 +65,19 @@ def run_child(argv, env=None, cwd=PROJECT, check=True):
     return child
 
 
+def task_settings(task_id):
+    """(Task, its Settings, default data file) as `python -m qa_baseline.run --task TASK_ID` makes them: the
+    Settings defaults, then configs/tasks/TASK_ID.yaml; the first existing file of its `data`."""
+    from qa_baseline import tasks
+    from qa_baseline.config import task_config
+    from qa_baseline.run import default_data
+    from qa_baseline.tasks.base import make_settings
+    task = tasks.get(task_id)
+    config = task_config(task_id)
+    data = config.pop("data", None)
+    return task, make_settings(task.Settings, config, {}), default_data(task_id, data)
+
+
 def median(xs):
     return statistics.median(xs)
 

@@ -1,7 +1,7 @@
 """DBQA reranking speed: (question, sentence) pairs scored per second by each reranker on
 ../shared/data/tasks/dbqa/en-wikiqa-dev.tsv (126 questions, 1,130 pairs), with its MRR / MAP / ACC@1 there.
 
-Each timed pass builds a fresh reranker (empty token cache) with qa_baseline.rerankers.make and scores every
+Each timed pass builds a fresh ranker (empty token cache) with qa_baseline.rankers.make and scores every
 pair of the file, as `python -m qa_baseline.run --task dbqa` does; the set-up (model loading; for `learned`
 also its fit on en-wikiqa-train.tsv, 8,672 pairs) is timed apart and not in pairs/s. The JVM (Lucene's
 English analyzer) is started before any timing. Median of --repeats passes.
@@ -16,21 +16,21 @@ import time
 from _common import data_dir, load_info, median, spread, table
 
 from qa_baseline import jvm
-from qa_baseline.rerankers import RERANKERS, make
-from qa_baseline.tasks import dbqa
+from qa_baseline.rankers import RANKERS, make
+from qa_baseline.tasks.dbqa import formats
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3, help="timed passes per reranker; median reported (default 3)")
-    ap.add_argument("--rerankers", default=",".join(RERANKERS), help="comma-separated (default: all)")
+    ap.add_argument("--rerankers", default=",".join(RANKERS), help="comma-separated (default: all)")
     args = ap.parse_args()
     folder = data_dir("tasks", "dbqa")
-    dev, train = (dbqa.read(os.path.join(folder, f"en-wikiqa-{part}.tsv")) for part in ("dev", "train"))
-    pairs = sum(len(g.sentences) for g in dev)
+    dev, train = (formats.read(os.path.join(folder, f"en-wikiqa-{part}.tsv")) for part in ("dev", "train"))
+    pairs = sum(len(g.texts) for g in dev)
     jvm.start()
     print(f"en-wikiqa-dev: {len(dev)} questions, {pairs} pairs; learned fitted on en-wikiqa-train "
-          f"({sum(len(g.sentences) for g in train)} pairs); {load_info()}", flush=True)
+          f"({sum(len(g.texts) for g in train)} pairs); {load_info()}", flush=True)
     rows = []
     for name in args.rerankers.split(","):
         setup, scoring = [], []
@@ -45,7 +45,7 @@ def main():
             setup.append(t1 - t0)
             print(f"  pass {r + 1} {name}: set-up {setup[-1]:.2f} s, scoring {scoring[-1]:.2f} s", file=sys.stderr,
                   flush=True)
-        metrics = dbqa.score(dev, list(scores))["metrics"]
+        metrics = formats.score(dev, list(scores))["metrics"]
         rows.append([name, spread(setup), spread(scoring), f"{pairs / median(scoring):,.0f}",
                      *(f"{metrics[m]:.4f}" for m in ("MRR", "MAP", "ACC@1"))])
     print()

@@ -30,7 +30,7 @@ def main():
     from qa_baseline.index.dense import build_faiss
     from qa_baseline.index.layout import dense_dir
     from qa_baseline.encoders import load_encoder
-    from qa_baseline.tasks import mcqa
+    from qa_baseline.tasks.mcqa import formats
     folder = dense_dir(corpus_config(args.corpus), args.encoder)
     files = sorted(glob.glob(os.path.join(folder, "shards", "*.npy")))
     if not files:
@@ -39,7 +39,7 @@ def main():
     with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
         dim = json.load(f)["dim"]
     n = sum(np.load(p, mmap_mode="r").shape[0] for p in files)
-    questions = mcqa.read(data_dir("tasks", "mcqa-en", "ai2-science-ai2-8thgr-ndmc-feb2016-train.csv"))
+    questions = formats.read(data_dir("tasks", "mcqa-en", "ai2-science-ai2-8thgr-ndmc-feb2016-train.csv"))
     queries = load_encoder(args.encoder).encode([f"{q.question} {o}" for q in questions for o in q.options], "query")
     vectors = lambda: (np.load(p) for p in files)  # noqa: E731
     rows, exact = [], None

@@ -1,8 +1,8 @@
 """MCQA answering speed (questions/s) and accuracy on the shared-en BM25 index over all questions of
 ../shared/data/tasks/mcqa-en/*.csv (1,366 questions, 4 queries each: question + " " + option, k=3), scored with
-qa_baseline.tasks.mcqa.option_score / choose, three ways, in one process:
+qa_baseline.tasks.mcqa.pipeline.option_score / choose, three ways, in one process:
 
-  (a) ours, batched : BM25.search(queries, k) in chunks of mcqa.CHUNK questions, as mcqa.run does
+  (a) ours, batched : BM25.search(queries, k) in chunks of pipeline.CHUNK questions, as the mcqa pipeline does
   (b) ours, per query: BM25.search(queries, k, batch=False) (one Lucene search per query)
   (c) bm25s         : bm25s.tokenize (English stop words, PyStemmer English stemmer) + bm25s.BM25(k1=0.9, b=0.4,
                       method 'lucene', the default) over the same passages' indexed text (title + "\\n" + contents),
@@ -33,17 +33,18 @@ from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems
 from qa_baseline.index.layout import bm25_dir, passage_text
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.tasks import mcqa
+from qa_baseline.retrievers.bm25 import B, K1
+from qa_baseline.tasks.mcqa import formats, pipeline
 
 
 def answer(questions, search, k):
-    """Labels chosen for QUESTIONS, querying in chunks as mcqa.run does."""
+    """Labels chosen for QUESTIONS, querying in chunks as the mcqa pipeline does."""
     labels = []
-    for start in range(0, len(questions), mcqa.CHUNK):
-        chunk = questions[start:start + mcqa.CHUNK]
+    for start in range(0, len(questions), pipeline.CHUNK):
+        chunk = questions[start:start + pipeline.CHUNK]
         hits = search([f"{q.question} {opt}" for q in chunk for opt in q.options], k)
         for i in range(len(chunk)):
-            labels.append(mcqa.LABELS[mcqa.choose([mcqa.option_score(h, k) for h in hits[4 * i:4 * i + 4]])])
+            labels.append(formats.LABELS[pipeline.choose([pipeline.option_score(h, k) for h in hits[4 * i:4 * i + 4]])])
     return labels
 
 
@@ -57,7 +58,7 @@ def bm25s_route(cfg, threads):
         texts.append(passage_text(p, cfg))  # default analyzer: no pre-tokenizing
     t1 = time.perf_counter()
     stemmer = Stemmer.Stemmer("english")
-    retriever = bm25s.BM25(k1=0.9, b=0.4)
+    retriever = bm25s.BM25(k1=K1, b=B)
     retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
     t2 = time.perf_counter()
     del texts
@@ -83,12 +84,12 @@ def main():
     args = ap.parse_args()
 
     files = sorted(glob.glob(os.path.join(data_dir("tasks", "mcqa-en"), "*.csv")))
-    questions = [q for f in files for q in mcqa.read(f)]
+    questions = [q for f in files for q in formats.read(f)]
     cfg = corpus_config(args.corpus)
     if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
         print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus], cwd=PROJECT, check=True)
-    bm25 = open_retriever("bm25", cfg, {"k1": 0.9, "b": 0.4})
+    bm25 = open_retriever("bm25", cfg, {"k1": K1, "b": B})
     if args.cold_child:  # one pass in this fresh process, time on stdout
         search = (lambda qs, k: bm25.search(qs, k)) if args.cold_child == "a" else \
             (lambda qs, k: bm25.search(qs, k, batch=False))
@@ -122,6 +123,7 @@ def main():
             t0 = time.perf_counter()
             labels[name] = answer(questions, search, args.k)
             times[name].append(time.perf_counter() - t0)
+            first.setdefault(name, times[name][-1])  # with --warmup 0: the first timed pass
             print(f"  pass {r + 1} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
 
     gold = [q.gold for q in questions]

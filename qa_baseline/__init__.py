@@ -8,3 +8,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # oneDNN caches one compiled kernel per input shape (up to 1,024): encoding batches of every length grew peak
 # memory by ~100 MB over 16k passages; without the cache it stays flat at the same speed (bench/dense_encode.py)
 os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
+# onnxruntime (the cross-encoder and ONNX encoders) sends telemetry from a native thread (DNS lookups of
+# mobile.events.data.microsoft.com) and keeps events and a device id under ~/.cache/Microsoft unless this is
+# set before it loads; nothing here may use the network at run time (tests/test_reliability.py)
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

@@ -1,6 +1,11 @@
-"""Configuration: one YAML per task (configs/tasks) and per corpus (configs/corpora).
+"""Configuration: one YAML per task (configs/tasks), per corpus (configs/corpora) and per encoder
+(configs/encoders).
 
-Relative paths inside a config are relative to the project root; `package:DIST/REL/PATH` names a file
+The configs ship inside the package (qa_baseline/configs/, also in a wheel). A config of the same kind and name
+in a folder of $QA_BASELINE_CONFIGS (several separated by `:`) or in ./configs of the current folder takes
+precedence (first found wins), so users add or override configs without touching the installed package.
+Relative paths inside a config are relative to the workspace: the project root when qa_baseline runs from a
+checkout, else the current folder (runs/ and indexes/ live there too); `package:DIST/REL/PATH` names a file
 inside an installed Python distribution (found without importing it)."""
 import glob
 import importlib.metadata
@@ -11,7 +16,19 @@ import yaml
 from . import ROOT, fileio
 from .errors import UserError
 
-CONFIGS = os.path.join(ROOT, "configs")
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")  # the packaged configs
+WORKSPACE = ROOT if os.path.isfile(os.path.join(ROOT, "pyproject.toml")) else os.getcwd()
+
+
+def config_dirs():
+    """Folders searched for configs, first match wins: $QA_BASELINE_CONFIGS, ./configs, the packaged ones."""
+    dirs = [d for d in os.environ.get("QA_BASELINE_CONFIGS", "").split(os.pathsep) if d]
+    return list(dict.fromkeys(os.path.realpath(d) for d in [*dirs, os.path.join(os.getcwd(), "configs"), CONFIGS]))
+
+
+def config_path(kind, name):
+    """The file of the config KIND/NAME.yaml that wins, None when there is none."""
+    return next((p for d in config_dirs() if os.path.isfile(p := os.path.join(d, kind, name + ".yaml"))), None)
 
 
 REQUIRED = {"tasks": (), "corpora": ("sources",), "encoders": ("kind", "model")}
@@ -19,7 +36,7 @@ SINGULAR = {"tasks": "task", "corpora": "corpus", "encoders": "encoder"}
 
 
 def _known(kind):
-    return sorted(fileio.stem(p) for p in glob.glob(os.path.join(CONFIGS, kind, "*.yaml")))
+    return sorted({fileio.stem(p) for d in config_dirs() for p in glob.glob(os.path.join(d, kind, "*.yaml"))})
 
 
 def known_corpora():
@@ -27,8 +44,8 @@ def known_corpora():
 
 
 def _load(kind, name):
-    path = os.path.join(CONFIGS, kind, name + ".yaml")
-    if not os.path.isfile(path):
+    path = config_path(kind, name)
+    if path is None:
         raise UserError(f"unknown {SINGULAR[kind]} {name!r}; "
                         f"known: {', '.join(_known(kind))}")
     try:
@@ -39,7 +56,7 @@ def _load(kind, name):
     required = REQUIRED[kind]
     missing = [k for k in required if k not in cfg] if isinstance(cfg, dict) else required
     if missing:
-        raise UserError(f"{path}: missing {', '.join(missing)} (see the other files in configs/{kind})")
+        raise UserError(f"{path}: missing {', '.join(missing)} (see the other files in {os.path.join(CONFIGS, kind)})")
     cfg["name"] = name
     return cfg
 
@@ -47,7 +64,7 @@ def _load(kind, name):
 def task_config(task_id):
     """The settings of configs/tasks/TASK_ID.yaml ({} when there is none): `data` (default data files) and
     values of the task's Settings fields."""
-    if not os.path.isfile(os.path.join(CONFIGS, "tasks", task_id + ".yaml")):
+    if config_path("tasks", task_id) is None:
         return {}
     cfg = _load("tasks", task_id)
     del cfg["name"]
@@ -70,15 +87,21 @@ def package_path(path):
     return dist, rel
 
 
+USED_DISTRIBUTIONS = set()  # distributions whose files a `package:` path resolved to (weights, corpora)
+
+
 def resolve_path(path):
-    """A config path as a real file path."""
+    """A config path as a real file path (a `package:` path also records its distribution as used: run rows
+    list its version, qa_baseline.versions)."""
     dist, rel = package_path(path)
     if dist:
         try:
-            return str(importlib.metadata.distribution(dist).locate_file(rel))
+            found = str(importlib.metadata.distribution(dist).locate_file(rel))
+            USED_DISTRIBUTIONS.add(dist)
+            return found
         except importlib.metadata.PackageNotFoundError:
             raise UserError(f"package {dist} is not installed (run `make install`)") from None
-    return path if os.path.isabs(path) else os.path.normpath(os.path.join(ROOT, path))
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(WORKSPACE, path))
 
 
 DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language -> BM25 analyzer

@@ -1,12 +1,18 @@
 """File helpers shared by every module: compressed/BOM-aware reading, atomic writes, checksums."""
 import bz2
+import codecs
 import contextlib
+import fcntl
 import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
+import sys
 import tempfile
+import time
 import zlib
 
 from .errors import UserError, at
@@ -14,6 +20,11 @@ from .errors import UserError, at
 
 COMPRESSED = (".gz", ".bz2")
 READ_ERRORS = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+MAX_LINE = 16 << 20  # bytes in one line of a text file: more is not a text file of ours (the longest real line: 152 kB)
+# control characters that are not whitespace (NUL, BEL, ESC...): never part of a text file; Python treats
+# \v, \f and \x1c-\x1f as whitespace (str.split, strip), so they pass
+CONTROL = re.compile("[\x00-\x08\x0e-\x1b]")
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def _umask():
@@ -25,27 +36,89 @@ def _umask():
 UMASK = _umask()
 
 
+class TextProblem(UserError):
+    """A text file that cannot be read on from LINE: WHAT is wrong, FIX says how to mend it (one line)."""
+
+    def __init__(self, path, line, what, fix):
+        super().__init__(f"{path}:{line}: {what}; {fix}")
+        self.line, self.what, self.fix = line, what, fix
+
+
+def check_readable(path):
+    """A UserError unless PATH is a file that can be read as a stream: a regular file or a pipe (`<(zcat x.gz)`);
+    a folder, a device such as /dev/zero or a socket is named as such, not as a missing file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read it ({e.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise UserError(f"{path}: is a folder, not a file; give the file itself")
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise UserError(f"{path}: not a regular file (a device or socket); give a file")
+
+
 def open_binary(path):
     """Open a file for reading bytes; .gz and .bz2 (also multistream) are decompressed on the fly."""
-    if not os.path.isfile(path):
-        raise UserError(f"{path}: no such file")
+    check_readable(path)
     if path.endswith(".gz"):
         return gzip.open(path, "rb")
     return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
 
 
+def raw_lines(f, path, limit=MAX_LINE):
+    """(line number, bytes with the line end) of each line of the open binary file F, holding at most LIMIT
+    bytes at a time: a longer line is a TextProblem (a binary file, or no line breaks), never a MemoryError."""
+    n = 0
+    while raw := f.readline(limit + 1):
+        n += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            raise TextProblem(path, n, f"a line longer than {limit >> 20} MiB: not a text file of this task "
+                                       "(a binary file, or one without line breaks?)", "give the right file")
+        yield n, raw
+
+
+UTF16 = ("the file is UTF-16, not UTF-8", "save it as UTF-8")
+
+
+def utf16(first):
+    """Whether FIRST, the first line of a file (bytes), says the file is UTF-16: its byte-order mark, or NUL
+    bytes between the letters."""
+    return first.startswith(UTF16_BOMS) or len(first) > 1 and first.count(0) * 4 >= len(first)
+
+
+def text_problem(n, raw):
+    """(what, fix) that makes the line RAW (bytes, line N, without its line end) unreadable as UTF-8 text, or
+    None: a UTF-16 file (line 1), invalid UTF-8, a control character such as NUL."""
+    if n == 1 and utf16(raw):
+        return UTF16
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not valid UTF-8 (byte {e.start + 1} of the line: {e.reason})", "save the file as UTF-8"
+    bad = CONTROL.search(text)
+    if bad:
+        return (f"control character U+{ord(bad.group()):04X} at character {bad.start() + 1} of the line "
+                "(a binary file?)", "remove it")
+    return None
+
+
 def text_lines(path):
     """(line number, text) of each line of a UTF-8 file (a byte-order mark is accepted), decoded line by line
-    so that an invalid byte or a damaged compressed file is a UserError naming the right line."""
+    so that an invalid byte, a control character (NUL...), a UTF-16 file, a line over MAX_LINE bytes (a
+    TextProblem) or a damaged compressed file is a UserError naming the right line. The text keeps its line
+    end."""
     n = 0
     try:
         with open_binary(path) as f:
-            for n, raw in enumerate(f, 1):
-                try:
-                    yield n, raw.decode("utf-8-sig" if n == 1 else "utf-8")
-                except UnicodeDecodeError as e:
-                    raise at(path, n, f"not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
-                                      "convert the file to UTF-8") from None
+            for n, raw in raw_lines(f, path):
+                if n == 1 and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8):]
+                problem = text_problem(n, raw.rstrip(b"\r\n"))
+                if problem:
+                    raise TextProblem(path, n, *problem)
+                yield n, raw.decode("utf-8")
     except READ_ERRORS as e:
         raise at(path, n + 1, f"cannot read the file ({e})") from None
 
@@ -92,16 +165,118 @@ def read_json(path):
         return {}
 
 
+def _versions(final_dir):
+    """The versions `.NAME.v-STAMP-PID` kept beside FINAL_DIR, oldest first."""
+    parent, name = os.path.split(os.path.abspath(final_dir))
+    pattern = re.compile(rf"\.{re.escape(name)}\.v-(\d+)-\d+")
+    found = [(int(m.group(1)), entry) for entry in os.listdir(parent) if (m := pattern.fullmatch(entry))]
+    return [os.path.join(parent, entry) for _, entry in sorted(found)]
+
+
+def _exchange(a, b):
+    """Swap the paths A and B in one step (Linux renameat2 RENAME_EXCHANGE); False where that is not available."""
+    try:
+        import ctypes
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    return renameat2(-100, os.fsencode(a), -100, os.fsencode(b), 2) == 0  # AT_FDCWD, RENAME_EXCHANGE
+
+
 def replace_dir(tmp_dir, final_dir):
-    """Move a finished folder into place, replacing an older one as late as possible."""
-    old = None
-    if os.path.exists(final_dir):
-        old = final_dir + ".old"
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(final_dir, old)
-    os.replace(tmp_dir, final_dir)
-    if old:
-        shutil.rmtree(old, ignore_errors=True)
+    """Put the finished folder TMP_DIR in place as FINAL_DIR in one atomic step: TMP_DIR becomes the version
+    `.NAME.v-STAMP-PID` beside FINAL_DIR, and FINAL_DIR a relative symbolic link to it, swapped in by one
+    rename. A reader resolving FINAL_DIR, or a kill at any moment, finds the old index or the new one, never
+    neither and never a mix. The version FINAL_DIR pointed to before is removed afterwards (a reader holding
+    its files open keeps them; one opening it just then retries: index.layout.open_index). A FINAL_DIR that is
+    a real folder (built before versions) is exchanged with the link in one step where Linux allows it
+    (renameat2), else moved aside first (a kill in between leaves no FINAL_DIR, which tidy_dir repairs)."""
+    parent, name = os.path.split(os.path.abspath(final_dir))
+    os.makedirs(parent, exist_ok=True)
+    version = os.path.join(parent, f".{name}.v-{time.time_ns()}-{os.getpid()}")
+    os.replace(tmp_dir, version)
+    _point(final_dir, version)
+
+
+def _point(final_dir, version):
+    """Make FINAL_DIR a link to VERSION (beside it) in one rename; remove the version it pointed to before."""
+    parent, name = os.path.split(os.path.abspath(final_dir))
+    link = os.path.join(parent, f".{name}.link-{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(link)
+    os.symlink(os.path.basename(version), link)
+    before = os.path.realpath(final_dir) if os.path.islink(final_dir) else None
+    if os.path.isdir(final_dir) and not os.path.islink(final_dir):  # a real folder from an older build
+        before = os.path.join(parent, f".{name}.v-0-{os.getpid()}")
+        if _exchange(link, final_dir):
+            os.replace(link, before)  # LINK now names the old folder
+        else:
+            os.replace(final_dir, before)
+            os.replace(link, final_dir)
+    else:
+        os.replace(link, final_dir)
+    if before and before != version and before in _versions(final_dir):  # never a folder that is not ours
+        shutil.rmtree(before, ignore_errors=True)
+
+
+def tidy_dir(final_dir):
+    """Repair FINAL_DIR and remove what killed builds left beside it; call it holding the build's lock
+    (`locked`), so that nothing removed is in use by a build. A missing FINAL_DIR (or a link to nothing) is
+    set back to the newest version, else to `NAME.old` (left by a kill between the two renames of the swap
+    before versions); then temporary folders `.NAME.tmp-*`, link files `.NAME.link-*`, versions FINAL_DIR
+    does not point to and `NAME.old` are removed. Returns (paths removed, their size in bytes)."""
+    parent, name = os.path.split(os.path.abspath(final_dir))
+    if not os.path.isdir(parent):
+        return [], 0
+    old = os.path.join(parent, name + ".old")
+    if not os.path.exists(final_dir):  # missing, or a link to a version that is gone
+        versions = _versions(final_dir)
+        restore = versions[-1] if versions else old if os.path.isdir(old) else None
+        if restore:
+            if restore == old:
+                replace_dir(old, final_dir)
+            else:
+                _point(final_dir, restore)
+            print(f"{final_dir}: restored from {os.path.basename(restore)} (a build was killed while swapping)",
+                  file=sys.stderr)
+    current = os.path.realpath(final_dir)
+    leftovers = [os.path.join(parent, e) for e in os.listdir(parent)
+                 if e.startswith((f".{name}.tmp-", f".{name}.link-")) or e == name + ".old"]
+    leftovers += [v for v in _versions(final_dir) if v != current]
+    size = 0
+    for path in leftovers:
+        if os.path.islink(path) or not os.path.isdir(path):
+            size += os.lstat(path).st_size
+            os.remove(path)
+        else:
+            size += sum(os.lstat(os.path.join(d, f)).st_size for d, _, files in os.walk(path) for f in files)
+            shutil.rmtree(path, ignore_errors=True)
+    if leftovers:
+        print(f"{final_dir}: removed {len(leftovers)} leftover{'s' * (len(leftovers) > 1)} of killed builds "
+              f"({size / 2**20:.1f} MB)", file=sys.stderr)
+    return leftovers, size
+
+
+@contextlib.contextmanager
+def locked(path, busy):
+    """Hold an exclusive lock on PATH for the block. PATH is a folder (locked itself) or a lock file, made
+    when missing, that holds the holder's pid. When another process holds it, say BUSY (with its pid) and
+    wait for it. The lock (flock) goes with its process: a killed holder never leaves a stale lock."""
+    folder = os.path.isdir(path)
+    fd = os.open(path, os.O_RDONLY if folder else os.O_RDWR | os.O_CREAT, 0o666 & ~UMASK)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = "" if folder else os.pread(fd, 20, 0).decode("ascii", "replace").strip()
+            print(f"{busy}{f' (pid {pid})' if pid else ''}; waiting for it to finish", file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if not folder:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 def sha256_file(path, chunk=1 << 20):

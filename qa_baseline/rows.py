@@ -2,14 +2,19 @@
 
 A row carries what makes it reproducible: data checksum, index manifest, parameters, package versions,
 git commit. `python -m qa_baseline.report` turns saved rows into the overview-paper table."""
+import glob
+import json
 import os
 import subprocess
 
 from . import ROOT, fileio
+from .config import WORKSPACE
+from .errors import UserError
 from .versions import versions
 from .fileio import write_json
 
-RUNS = os.path.join(ROOT, "runs")
+RUNS = os.path.join(WORKSPACE, "runs")
+REQUIRED = ("task", "data", "corpus", "retriever", "metrics")
 
 
 def git_commit():
@@ -39,3 +44,19 @@ def save_row(out_dir, row):
     write_json(os.path.join(out_dir, "row.json"), row)
     print(format_row(row))
     return row
+
+
+def read_rows(folder):
+    """(path, row) of every FOLDER/**/row.json, oldest file first; a file that is not a run row is a UserError."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(folder, "**", "row.json"), recursive=True),
+                       key=lambda p: (os.path.getmtime(p), p)):
+        try:
+            with open(path, encoding="utf-8") as f:
+                row = json.load(f)
+        except ValueError as e:
+            raise UserError(f"{path}: not JSON ({e}); re-run its task") from None
+        if not isinstance(row, dict) or not all(k in row for k in REQUIRED):
+            raise UserError(f"{path}: not a run row (it needs {', '.join(REQUIRED)}); re-run its task")
+        found.append((path, row))
+    return found

@@ -3,7 +3,12 @@
 One driver for every task (qa_baseline/tasks): read the input -> predict -> write the submission atomically ->
 read it back through the task's own validator -> score when the data has gold -> save and print the row
 (runs/TASK/DATA--CORPUS--VARIANT/row.json, or --out DIR). Defaults come from the task's Settings and
-configs/tasks/TASK.yaml; `--task TASK --help` lists the task's own options."""
+configs/tasks/TASK.yaml; `--task TASK --help` lists the task's own options.
+
+A run folder holds one run: its files are written under a lock on the folder (a second run writing there
+waits), row.json last (a folder without it holds an unfinished run), and the files an earlier run of the
+same identity wrote and this one does not (a trace, another team's submission) are removed; no other file
+is touched. A folder holding another run's row (other data, options or task) is never overwritten."""
 import argparse
 import dataclasses
 import datetime
@@ -13,9 +18,9 @@ import sys
 import time
 
 from . import tasks
-from .config import resolve_path, task_config
+from .config import config_path, resolve_path, task_config
 from .errors import UserError, cli
-from .fileio import atomic_write, sha256_file, stem
+from .fileio import CONTROL, atomic_write, check_readable, locked, read_json, sha256_file, stem
 from .metrics import measure
 from .rows import run_dir, save_row
 from .tasks.base import add_options, make_settings
@@ -55,8 +60,10 @@ def settings_given(task, args):
     for f in dataclasses.fields(task.Settings):
         value = getattr(args, f.name, None)
         if value is not None and f.metadata.get("file"):
-            if not os.path.isfile(value):
-                raise UserError(f"--{f.name.replace('_', '-')} {value}: no such file")
+            try:
+                check_readable(value)
+            except UserError as e:
+                raise UserError(f"--{f.name.replace('_', '-')} {e}") from None
             value = os.path.abspath(value)
         given[f.name] = value
     return given
@@ -89,23 +96,61 @@ def check_writable(folder):
         raise UserError(f"{folder}: cannot write the run there ({probe} is not a writable folder); pass --out DIR")
 
 
-def write_run(task, settings, out, prediction):
+def check_file_name(task, settings):
+    """The submission's file name (TEAMID_en.csv from --team...) must be a plain name in the run folder."""
+    name = task.submission_name(settings)
+    if name in ("", ".", "..") or os.path.basename(name) != name or "\\" in name or CONTROL.search(name):
+        what = f"--team {settings.team!r}" if hasattr(settings, "team") else f"the submission name {name!r}"
+        raise UserError(f"{what}: an id for a file name: no / or \\ and no control characters")
+
+
+def identity(task, data, given):
+    """What decides a run's output besides the code: the task, the data file's checksum and the settings given
+    on the command line (file settings by checksum), not --trace or --team (they change which files are
+    written, not the answers). A run replaces a run folder only when it holds a run of the same identity."""
+    fields = {f.name: f for f in dataclasses.fields(task.Settings)}
+    options = {name: sha256_file(value) if fields[name].metadata.get("file") else value
+               for name, value in sorted(given.items()) if value is not None and name not in ("trace", "team")}
+    return json.loads(json.dumps({"task": task.id, "data_sha256": sha256_file(data), "options": options}))
+
+
+def check_own(out, ident):
+    """The row.json in the run folder OUT when it is a run of identity IDENT ({} when there is none); a
+    UserError when it is another run's (rows written before identities were recorded: same task and data)."""
+    path = os.path.join(out, "row.json")
+    if not os.path.exists(path):
+        return {}
+    row = read_json(path)
+    if not row.get("task"):
+        raise UserError(f"{path}: not a row of a qa_baseline run, and a run would replace it; pass another --out")
+    mine = ident if "identity" in row else {k: ident[k] for k in ("task", "data_sha256")}
+    theirs = row.get("identity") or {k: row.get(k) for k in ("task", "data_sha256")}
+    if theirs != mine:
+        differ = [k for k in mine if theirs.get(k) != mine[k]]
+        raise UserError(f"{out} holds another run (its {' and '.join(differ)} differ: {row['task']} on "
+                        f"{row.get('data')}, made by `{' '.join(row.get('command', []))}`); pass --out DIR for this "
+                        "run, or remove that folder to replace it")
+    return row
+
+
+def write_run(task, settings, out, prediction, previous=None):
     """The submission, the task's extra files and the trace, each written atomically; returns their paths.
-    A trace of an earlier run in the same folder is removed when this run makes none."""
+    The files the PREVIOUS run of the folder (its row) wrote and this one does not are removed."""
     files = {"submission": os.path.join(out, task.submission_name(settings))}
     task.write_submission(files["submission"], prediction.answers, settings)
     for name, writer in prediction.files.items():
         files[name] = os.path.join(out, name)
         with atomic_write(files[name]) as f:
             writer(f)
-    trace = os.path.join(out, "trace.jsonl")
     if prediction.trace is not None:
-        files["trace"] = trace
-        with atomic_write(trace) as f:
+        files["trace"] = os.path.join(out, "trace.jsonl")
+        with atomic_write(files["trace"]) as f:
             for record in prediction.trace:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    elif os.path.exists(trace):
-        os.remove(trace)
+    for old in (previous or {}).get("files", {}).values():
+        stale = os.path.join(out, os.path.basename(str(old)))
+        if stale not in files.values() and os.path.isfile(stale):
+            os.remove(stale)
     return files
 
 
@@ -130,12 +175,14 @@ def main(argv=None):
     config = task_config(task.id)
     data_default = config.pop("data", None)
     given = settings_given(task, args)
-    settings = make_settings(task.Settings, config, given, f"configs/tasks/{task.id}.yaml")
+    settings = make_settings(task.Settings, config, given, config_path("tasks", task.id) or "the task config")
     if not task.has_pipeline:
         raise task.no_pipeline()
+    check_file_name(task, settings)
     data = os.path.abspath(args.data) if args.data else default_data(task.id, data_default)
-    if not os.path.isfile(data):
+    if not os.path.exists(data):
         raise UserError(f"{data}: no such data file")
+    check_readable(data)  # a folder or a device is named as such
     started = time.time()
     items = task.read_input(data)
     components = task.open(settings)
@@ -143,24 +190,35 @@ def main(argv=None):
     method = task.method(settings)
     out = os.path.abspath(args.out) if args.out else run_dir(task.id, data, corpus, variant(method, task, given))
     check_writable(out)
+    ident = identity(task, data, given)
+    check_own(out, ident)  # before any work; again under the folder's lock below
     prediction = task.predict(items, {**components, "data": data}, settings)
     reference = items if prediction.reference is None else prediction.reference
-    files = write_run(task, settings, out, prediction)
-    submission = read_back(task, files["submission"], reference)
-    gold = task.gold_for(data, reference, settings)
-    scored = task.score(gold, submission) if gold is not None else {"metrics": {}, "per_question": {}}
-    undeclared = [m for m in scored["metrics"] if measure(m).name not in task.measures]
-    if undeclared:
-        raise RuntimeError(f"task {task.id} scored {undeclared}, not among its measures {task.measures}")
-    save_row(out, {
-        "task": task.id, "data": data, "data_sha256": sha256_file(data), "corpus": corpus, "retriever": method,
-        "params": {**(retriever.params() if retriever else {}), **prediction.params},
-        "questions": len(reference), "metrics": scored["metrics"], "per_question": scored["per_question"],
-        "files": files, "index_manifest": retriever.manifest if retriever else None,
-        "settings": dataclasses.asdict(settings), "command": ["python", "-m", "qa_baseline.run", *argv],
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "seconds": round(time.time() - started, 2),
-    })
+    os.makedirs(out, exist_ok=True)
+    with locked(out, f"{out}: another run is writing there"):
+        previous = check_own(out, ident)
+        if previous:
+            os.remove(os.path.join(out, "row.json"))  # written last: a folder without it holds an unfinished run
+        files = write_run(task, settings, out, prediction, previous)
+        submission = read_back(task, files["submission"], reference)
+        gold = task.gold_for(data, reference, settings)
+        scored = task.score(gold, submission) if gold is not None else {"metrics": {}, "per_question": {}}
+        diagnostics = prediction.diagnose(gold) if gold is not None and prediction.diagnose else {}
+        undeclared = [m for m in scored["metrics"] if measure(m).name not in task.measures]
+        if undeclared:
+            raise RuntimeError(f"task {task.id} scored {undeclared}, not among its measures {task.measures}")
+        from .encoders import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
+        save_row(out, {
+            "task": task.id, "data": data, "data_sha256": ident["data_sha256"], "corpus": corpus,
+            "retriever": method, "params": {**(retriever.params() if retriever else {}), **prediction.params, **diagnostics},
+            "questions": len(reference), "metrics": scored["metrics"], "per_question": scored["per_question"],
+            "files": files, "index_manifest": retriever.manifest if retriever else None,
+            "settings": dataclasses.asdict(settings), "identity": ident,
+            "threads": threads(),
+            "command": ["python", "-m", "qa_baseline.run", *argv],
+            "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.time() - started, 2),
+        })
 
 
 if __name__ == "__main__":

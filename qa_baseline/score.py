@@ -1,7 +1,10 @@
-"""Score a submission: `python -m qa_baseline.score --task T --gold G --submission S [--format md|latex|csv|json]`.
+"""Score a submission: `python -m qa_baseline.score --task T --gold G --submission S [--format md|latex|csv|json]`,
+or rank many: `python -m qa_baseline.score --task T --gold G --submissions DIR|FILE ... [--baselines [RUNS]]
+[--plot FILE.png|.pdf]` (the leaderboard, qa_baseline/leaderboard.py).
 
 Exit status 0: scored, the metrics are printed; 1: the submission is invalid, its problems are listed on
-stderr (each with file, line and fix; the first --max-errors, then a count); 2: usage error.
+stderr (each with file, line and fix; the first --max-errors, then a count); 2: usage error. The leaderboard
+lists invalid submissions on stderr and leaves them out; it exits 1 only when no submission is valid.
 
 Tasks that score several files together (mcqa-en, mcqa-zh, mcqa-all) take repeated --gold and --submission;
 they pair up in order (the first --gold with the first --submission). For mcqa-all the language of a pair
@@ -15,7 +18,9 @@ import sys
 
 from . import render, tasks
 from .errors import UserError, cli
-from .validate import CAP, Errors
+from .rows import RUNS
+from .significance import PERMUTATIONS, RESAMPLES, SEED
+from .validate import CAP, Errors, gold_hint
 
 
 def parser():
@@ -24,9 +29,22 @@ def parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--task", required=True, choices=tasks.ids())
     ap.add_argument("--gold", required=True, action="append", help="gold file (repeatable for mcqa-*)")
-    ap.add_argument("--submission", required=True, action="append", help="submission (repeatable for mcqa-*)")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--submission", action="append", help="submission (repeatable for mcqa-*)")
+    what.add_argument("--submissions", nargs="+", metavar="DIR|FILE",
+                      help="the leaderboard: every file of these folders (or these files) is a team's submission")
     ap.add_argument("--format", choices=render.FORMATS, default="md", help="output format (default md)")
-    ap.add_argument("--max-errors", type=int, default=CAP, help=f"problems listed (default {CAP})")
+    ap.add_argument("--max-errors", type=int, default=CAP, help=f"problems listed per submission (default {CAP})")
+    board = ap.add_argument_group("leaderboard (--submissions)")
+    board.add_argument("--baselines", nargs="?", const=RUNS, metavar="RUNS",
+                       help="add the task's baseline runs saved under RUNS (default runs/) to the table")
+    board.add_argument("--measure", help="rank by this measure (default: the task's main measure)")
+    board.add_argument("--resamples", type=int, default=RESAMPLES,
+                       help=f"bootstrap resamples for the 95%% intervals (default {RESAMPLES})")
+    board.add_argument("--permutations", type=int, default=PERMUTATIONS,
+                       help=f"permutations of the randomisation test (default {PERMUTATIONS})")
+    board.add_argument("--seed", type=int, default=SEED, help=f"seed of both (default {SEED})")
+    board.add_argument("--plot", metavar="FILE.png|FILE.pdf", help="also draw the leaderboard as a figure")
     return ap
 
 
@@ -56,6 +74,10 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if args.max_errors < 1:
         raise UserError(f"--max-errors must be at least 1, not {args.max_errors}")
+    if args.submissions:
+        return leaderboard(args)
+    if args.plot or args.baselines:
+        raise UserError("--plot and --baselines are for the leaderboard: give --submissions DIR|FILE ...")
     errors = Errors(args.max_errors)
     result = evaluate(tasks.get(args.task), args.gold, args.submission, errors)
     if result is None:
@@ -63,6 +85,29 @@ def main(argv=None):
         print("\n".join(errors.lines()), file=sys.stderr)
         return 1
     print(show(args.task, result, args.format))
+    if hint := gold_hint(args.gold, result["metrics"]):
+        print(hint, file=sys.stderr)
+    return 0
+
+
+def leaderboard(args):
+    """Validate, score and rank every submission; print the table, list the invalid ones on stderr."""
+    from . import leaderboard as lb
+    if min(args.resamples, args.permutations) < 1:
+        raise UserError("--resamples and --permutations must be at least 1")
+    if args.plot:
+        from .plot import check_path
+        check_path(args.plot)
+    board = lb.build(tasks.get(args.task), args.gold, args.submissions, args.baselines, args.measure,
+                     args.resamples, args.permutations, args.seed, args.max_errors)
+    lb.report_invalid(board)
+    if not board.entries:
+        print(f"no valid submission among {len(board.invalid)}", file=sys.stderr)
+        return 1
+    print(lb.show(board, args.format))
+    if args.plot:
+        from .plot import save
+        save(lb.panels(board), args.plot)
     return 0
 
 

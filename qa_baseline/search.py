@@ -4,7 +4,7 @@
 Topics: one `qid<TAB>query` per line (UTF-8). Run lines: `qid Q0 docid rank score tag` (tag = --run-tag, default the retriever)."""
 import argparse
 
-from .config import corpus_config, known_corpora
+from .config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from .errors import UserError, at, cli
 from .fileio import text_lines
 from .retrievers import open_retriever, write_trec_run
@@ -34,7 +34,7 @@ def read_topics(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m qa_baseline.search", description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
-    ap.add_argument("--lang", choices=("en", "zh"), help="language of a corpus given as a file")
+    ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file")
     add_options(ap, RetrievalSettings, exclude=("corpus", "trace"))
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--topics", help="TSV file of qid<TAB>query lines")

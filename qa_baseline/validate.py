@@ -1,22 +1,30 @@
 """Shared plumbing of the strict submission validators (one per task module in qa_baseline/tasks).
 
 A validator reads the whole submission and records every problem (file, line, message, fix) in an `Errors`
-collector instead of stopping at the first; scoring happens only when there is none. Gold files are the
-organisers' own: a problem there is a one-line UserError (`gold_lines`)."""
+collector instead of stopping at the first; scoring happens only when there is none. A problem that makes the
+rest meaningless (an empty file, a UTF-16 file, a line of many megabytes) is reported once and ends the
+checks of that file. Files are read line by line (at most fileio.MAX_LINE bytes held), never whole. Gold
+files are the organisers' own: a problem there is a one-line UserError (`gold_lines`)."""
 import codecs
 import math
+import re
 
 from .errors import UserError, at
+from .fileio import READ_ERRORS, UTF16, TextProblem, open_binary, raw_lines, text_problem, utf16
 
 CAP = 20  # errors shown; the rest are counted
+# first fields that make a first line a header row rather than an answer (column names of the formats)
+HEADER_WORDS = {"id", "qid", "question_id", "questionid", "query_id", "score", "scores", "label", "prediction",
+                "probability"}
 
 
 class Errors:
     def __init__(self, cap=CAP):
         self.cap, self.items = cap, []
 
-    def add(self, path, line, message, fix):
-        self.items.append((path, line, message, fix))
+    def add(self, path, line, message, fix, first=False):
+        """Record a problem; FIRST puts it before the others (a hint that explains them)."""
+        self.items.insert(0 if first else len(self.items), (path, line, message, fix))
 
     def __len__(self):
         return len(self.items)
@@ -52,13 +60,37 @@ class SubmissionFile:
     def __init__(self, path, errors, ids=()):
         self.path, self.errors, self.ids, self.seen = path, errors, set(ids), {}
         self.order = list(ids)
+        self.unknown = 0  # lines whose id the gold does not have
+        self.stopped = False  # a problem after which nothing else is worth listing
 
     def error(self, line, message, fix):
-        self.errors.add(self.path, line, message, fix)
+        if not self.stopped:
+            self.errors.add(self.path, line, message, fix)
+
+    def stop(self, line, message, fix):
+        """Report a problem that makes the rest of the file meaningless; later problems are not listed."""
+        self.error(line, message, fix)
+        self.stopped = True
 
     def lines(self):
-        """(number, text) of each line; a byte-order mark is an error here."""
-        return decoded_lines(self.path, self.error, bom_ok=False)
+        """(number, text) of each line; a byte-order mark is an error here. An empty file, a UTF-16 file or an
+        overlong line is one problem and ends the checks (no error per missing id after it); a first line that
+        looks like a header row (its first field a column name, not an id) is one problem and is skipped."""
+        n, answered = 0, False
+        try:
+            for n, text in decoded_lines(self.path, self.error, bom_ok=False):
+                first = re.split("[\t,]", text, maxsplit=1)[0].strip()
+                if not answered and n <= 2 and first.lower() in HEADER_WORDS and first not in self.ids:
+                    self.error(n, f"this looks like a header row ({text[:40]!r}), not an answer",
+                               "remove the header line: the format has none")
+                    continue
+                answered = answered or first in self.ids
+                yield n, text
+        except TextProblem as e:
+            self.stop(e.line, e.what, e.fix)
+            return
+        if n == 0:
+            self.stop(None, "the file is empty", "write the answers into it (the format is in the task's formats.py)")
 
     def fields(self, n, text, count, layout, sep="\t"):
         """The line's fields, or None (and an error) when there are not exactly COUNT."""
@@ -110,6 +142,7 @@ class SubmissionFile:
     def take(self, n, qid):
         """True for the first line of a known id; an unknown or repeated id is an error."""
         if qid not in self.ids:
+            self.unknown += 1
             self.error(n, f"unknown id {qid!r} (not in the test file)", "answer only the test file's ids")
         elif qid in self.seen:
             self.error(n, f"duplicate id {qid!r} (first on line {self.seen[qid]})", "answer each id once")
@@ -119,40 +152,59 @@ class SubmissionFile:
         return False
 
     def missing(self):
-        """Report every gold id that no line answered, in gold order."""
+        """Report every gold id that no line answered, in gold order. When most of the submission's ids are
+        unknown to the gold, a hint that the gold file may be the wrong one (another task's, the training file)
+        comes first."""
+        if self.stopped:
+            return
         for qid in self.order:
             if qid not in self.seen:
                 self.error(None, f"no answer for id {qid!r}", "answer every id of the test file exactly once")
+        if self.unknown > len(self.seen):
+            self.errors.add(self.path, None, f"{self.unknown} of the submission's {self.unknown + len(self.seen)} "
+                            "ids are not in the gold file: is this the right gold file?", "give the gold (test) "
+                            "file of this task and of these questions as --gold, not the training file or another "
+                            "task's", first=True)
 
 
 def decoded_lines(path, report, bom_ok):
-    """(number, text) of each line of PATH, LF or CRLF. A byte-order mark (unless BOM_OK) and bytes that are
-    not UTF-8 go to report(line, message, fix); the line is still given (bad bytes as U+FFFD), so that later
-    checks and line counts stay right."""
+    """(number, text) of each line of PATH without its line end (LF or CRLF), read line by line. A byte-order
+    mark (unless BOM_OK), bytes that are not UTF-8 and control characters go to report(line, message, fix);
+    the line is still given (bad bytes as U+FFFD), so that later checks and line counts stay right. A UTF-16
+    file or a line over fileio.MAX_LINE bytes is a TextProblem: reading stops there. A missing file, a folder
+    or a device (/dev/zero) is a UserError."""
+    n = 0
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise UserError(f"{path}: cannot read it ({e.strerror})") from None
-    if data.startswith(codecs.BOM_UTF8):
-        if not bom_ok:
-            report(1, "the file starts with a UTF-8 byte-order mark (BOM)", "save it as UTF-8 without BOM")
-        data = data[len(codecs.BOM_UTF8):]
-    raw = data.split(b"\n")
-    if raw[-1] == b"":
-        raw.pop()
-    for n, line in enumerate(raw, 1):
-        line = line[:-1] if line.endswith(b"\r") else line
-        try:
-            yield n, line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            report(n, f"not valid UTF-8 (byte {e.start + 1} of the line: {e.reason})", "save the file as UTF-8")
-            yield n, line.decode("utf-8", "replace")
+        with open_binary(path) as f:
+            for n, line in raw_lines(f, path):
+                line = line[:-1] if line.endswith(b"\n") else line
+                line = line[:-1] if line.endswith(b"\r") else line
+                if n == 1 and line.startswith(codecs.BOM_UTF8):
+                    if not bom_ok:
+                        report(1, "the file starts with a UTF-8 byte-order mark (BOM)", "save it as UTF-8 without BOM")
+                    line = line[len(codecs.BOM_UTF8):]
+                if n == 1 and utf16(line):
+                    raise TextProblem(path, 1, *UTF16)
+                problem = text_problem(n, line)
+                if problem:
+                    report(n, *problem)
+                yield n, line.decode("utf-8", "replace")
+    except READ_ERRORS as e:
+        raise UserError(f"{path}:{n + 1}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
 
 
 def gold_lines(path):
     """(number, text) of each line of a gold file (BOM or not); the first problem is a UserError."""
     return decoded_lines(path, gold_error(path), bom_ok=True)
+
+
+def gold_hint(gold_paths, metrics, floor=0.05):
+    """A hint line when every measure is below FLOOR (0 or near it), as when the gold file is the questions,
+    the training file or another task's file, or has no answers; else None."""
+    if metrics and all(v < floor for v in metrics.values()):
+        return (f"hint: every measure is below {floor}: is {', '.join(gold_paths)} the gold file of these "
+                "questions, with their answers (not the questions, the training file or another task's file)?")
+    return None
 
 
 def gold_error(path):

@@ -1,7 +1,8 @@
 """Versions of the packages a run or an index used, for manifests and run rows.
 
 The core packages (those that decide BM25 scores) are always listed; the others when this process has
-imported them, so a row names exactly the engines its numbers came from."""
+imported them or read files from them (model weights and corpora named by `package:` config paths), so a row
+names exactly the engines and data its numbers came from."""
 import importlib.metadata
 import os
 import sys
@@ -27,8 +28,9 @@ def dist_version(dist):
 
 def versions():
     """{distribution: version} of the core packages, the Anserini fatjar and every known package imported."""
+    from .config import USED_DISTRIBUTIONS
     from .jvm import fatjar
-    dists = [*CORE, *(d for module, d in WHEN_IMPORTED.items() if module in sys.modules)]
+    dists = [*CORE, *(d for module, d in WHEN_IMPORTED.items() if module in sys.modules), *sorted(USED_DISTRIBUTIONS)]
     out = {d: v for d in dists if (v := dist_version(d))}
     out["anserini"] = os.path.basename(fatjar()).split("-")[1]
     return out

@@ -4,6 +4,7 @@ and `python -m qa_baseline.run --task dbqa` end to end (its metrics equal the sc
 import json
 import math
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -187,6 +188,9 @@ def test_cli_learned_holdout_and_unlabelled_data(tmp_path):
     assert len(scores) == 2 and row["questions"] == 1 and row["params"]["train_questions"] == 1
     assert row["params"]["lang"] == "zh" and row["params"]["tokens"] == "char"
     unlabelled = write(tmp_path, "".join(line.rsplit("\t", 1)[0] + "\n" for line in open(EN, encoding="utf-8")))
+    rc, err, _ = run_dbqa(tmp_path, "--data", unlabelled, "--reranker", "learned", "--train", EN)
+    assert rc == 2 and "holds another run (its data_sha256 and options differ" in err  # never over another run
+    shutil.rmtree(tmp_path / "run")
     rc, err, (row, scores) = run_dbqa(tmp_path, "--data", unlabelled, "--reranker", "learned", "--train", EN)
     assert rc == 0, err
     assert len(scores) == 6 and row["metrics"] == {} and row["params"]["train"] == "dbqa-en.tsv"

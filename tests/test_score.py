@@ -162,7 +162,8 @@ def test_validator_errors(case, tmp_path):
 def test_validators_pass_what_the_task_allows(tmp_path):
     gold = qac.read_gold(fixture("qac.tsv"))
     assert problems(qac, tmp_path, f"Q1\t6\t{SIX}\nQ2\t0\nQ3\t0\n", gold, task=2) == ""  # no limit on N
-    assert "SYSDESC" in problems(datasearch, tmp_path, "", datasearch.read_gold(fixture("datasearch.tsv")))
+    gold = datasearch.read_gold(fixture("datasearch.tsv"))
+    assert "SYSDESC" in problems(datasearch, tmp_path, "nt-1\tKim Yu-na\n", gold)
 
 
 def test_encoding_problems_are_reported(tmp_path):

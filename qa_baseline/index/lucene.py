@@ -2,8 +2,9 @@
 
 The BM25 index is a Lucene index built by Anserini's IndexCollection (in-process, through pyjnius):
 passages are written as JSON lines into one shard file per thread (Anserini parallelises per input file),
-indexed into a temporary folder, and moved into `indexes/CORPUS/bm25-ANALYZER/` only when complete, with
-`manifest.json` beside the Lucene files. A second run on unchanged input and settings does nothing."""
+indexed into a temporary folder, and put in place as `indexes/CORPUS/bm25-ANALYZER/` only when complete, in
+one atomic swap (fileio.replace_dir), with `manifest.json` beside the Lucene files. A second run on
+unchanged input and settings does nothing."""
 import json
 import os
 import shutil
@@ -11,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from tqdm import tqdm
+from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from .. import jvm
 from ..versions import versions
@@ -19,7 +20,8 @@ from ..analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..corpus import read_corpus
 from ..errors import Problems, UserError
 from ..fileio import UMASK, replace_dir, write_json
-from .layout import FORMAT, bm25_dir, fingerprint, passage_text, read_manifest
+from ..javalog import java_log, show_tail
+from .layout import FORMAT, bm25_dir, build_lock, fingerprint, passage_text, read_manifest
 
 
 def write_shards(cfg, analyzer, folder, shards, problems):
@@ -53,16 +55,25 @@ def run_anserini(input_dir, index_dir, analyzer, threads):
         args.language = LANGUAGE[analyzer]
     elif analyzer == "jieba":
         args.pretokenized = True
-    indexer = autoclass("io.anserini.index.IndexCollection")(args)
-    indexer.run()
+    with java_log(os.path.join(os.path.dirname(index_dir), "anserini.log")):  # ~35 INFO lines: to the file
+        indexer = autoclass("io.anserini.index.IndexCollection")(args)
+        indexer.run()
     return indexer.getCounters().indexed.get()
 
 
-def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=False, root=None):
-    """Build (or find up to date) the BM25 index of a corpus config; returns its folder."""
+def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=False, root=None, indexer=None):
+    """Build (or find up to date) the BM25 index of a corpus config; returns its folder. The build holds the
+    folder's lock (a second build of it waits) and first removes what killed builds left (layout.build_lock).
+    INDEXER: what indexes the THREADS JSON-lines files, with run_anserini's arguments and result (default
+    run_anserini, in this process; index/merge.py's ray_indexer indexes them on Ray and merges)."""
     analyzer = analyzer or cfg["analyzer"]
     if analyzer not in ANALYZERS:
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
+    with build_lock(bm25_dir(cfg, analyzer, root)):
+        return _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer)
+
+
+def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
     final = bm25_dir(cfg, analyzer, root)
     fp, sources = fingerprint(cfg, analyzer=analyzer, anserini=versions()["anserini"])
     if not force and read_manifest(final).get("fingerprint") == fp:
@@ -85,9 +96,11 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
         if count == 0:
             raise UserError(f"corpus {cfg['name']}: no passages to index")
         read_s = time.time() - started
-        indexed = run_anserini(docs, os.path.join(tmp, "lucene"), analyzer, threads)
+        indexed = (indexer or run_anserini)(docs, os.path.join(tmp, "lucene"), analyzer, threads)
         if indexed != count:
-            raise UserError(f"Anserini indexed {indexed} of {count} passages; see its log above")
+            show_tail(os.path.join(tmp, "anserini.log"))
+            raise UserError(f"Anserini indexed {indexed} of {count} passages (the end of its log is above, if it "
+                            "logged why); the previous index is untouched")
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
             "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
@@ -98,5 +111,5 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
         replace_dir(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{final}: {count} passages indexed ({analyzer} analyzer)", file=sys.stderr)
+    print(f"{final}: {count} passages indexed ({analyzer} analyzer; Anserini's log: anserini.log)", file=sys.stderr)
     return final

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..encoders import CrossEncoder, load_encoder
 from ..errors import UserError
+from ..progress import tqdm
 from .lexical import Ranker
 
 
@@ -21,8 +22,10 @@ class Dense(Ranker):
         return {"encoder": self.encoder.name}
 
     def features(self, groups):
-        questions = self.encoder.encode([g.query for g in groups], "query")
-        sentences = self.encoder.encode([s for g in groups for s in g.texts], "passage")
+        texts = [s for g in groups for s in g.texts]
+        with tqdm(total=len(groups) + len(texts), desc=f"encoding ({self.encoder.name})", unit=" texts") as bar:
+            questions = self.encoder.encode([g.query for g in groups], "query", bar=bar)
+            sentences = self.encoder.encode(texts, "passage", bar=bar)
         rows = np.repeat(np.arange(len(groups)), [len(g.texts) for g in groups])
         return np.einsum("ij,ij->i", questions[rows], sentences).astype(np.float64)[:, None]
 
@@ -40,4 +43,6 @@ class Cross(Ranker):
         return {"cross_encoder": self.model.name}
 
     def features(self, groups):
-        return self.model.score([(g.query, s) for g in groups for s in g.texts]).astype(np.float64)[:, None]
+        pairs = [(g.query, s) for g in groups for s in g.texts]
+        with tqdm(total=len(pairs), desc=f"cross-encoding ({self.model.name})", unit=" pairs") as bar:
+            return self.model.score(pairs, bar=bar).astype(np.float64)[:, None]

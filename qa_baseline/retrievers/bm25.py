@@ -6,7 +6,7 @@ import os
 from .. import jvm
 from ..analysis import LANGUAGE, pretokenize
 from ..errors import UserError
-from ..index.layout import bm25_dir, load_manifest
+from ..index.layout import bm25_dir, open_index
 
 
 BATCH_MAX_K = 10
@@ -22,17 +22,20 @@ class BM25:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer)
-        self.manifest = load_manifest(corpus_cfg, self.index_dir,
-                                      f" --analyzer {self.analyzer}" if self.analyzer != corpus_cfg["analyzer"] else "")
         autoclass = jvm.start()
-        lucene = os.path.join(self.index_dir, "lucene")
         Searcher = autoclass("io.anserini.search.SimpleSearcher")
-        if self.analyzer == "jieba":  # text was segmented in Python; Lucene only splits on whitespace
-            self._searcher = Searcher(lucene, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
-        else:
-            self._searcher = Searcher(lucene)
-            if self.analyzer in LANGUAGE:
-                self._searcher.set_language(LANGUAGE[self.analyzer])
+
+        def searcher(folder, manifest):  # a damaged index (a missing or corrupt Lucene file) raises here
+            lucene = os.path.join(folder, "lucene")
+            if self.analyzer == "jieba":  # text was segmented in Python; Lucene only splits on whitespace
+                return Searcher(lucene, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
+            return Searcher(lucene)
+
+        self.manifest, self._searcher = open_index(
+            corpus_cfg, self.index_dir,
+            f" --analyzer {self.analyzer}" if self.analyzer != corpus_cfg["analyzer"] else "", searcher)
+        if self.analyzer in LANGUAGE:
+            self._searcher.set_language(LANGUAGE[self.analyzer])
         self._searcher.set_bm25(self.k1, self.b)
         self._ArrayList = autoclass("java.util.ArrayList")
         self.threads = os.cpu_count() or 1

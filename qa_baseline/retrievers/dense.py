@@ -5,7 +5,7 @@ import os
 
 from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
-from ..index.layout import SEARCH_DEFAULTS, dense_dir, faiss_module, load_manifest
+from ..index.layout import SEARCH_DEFAULTS, build_hint, dense_dir, dense_options, faiss_module, open_index
 
 
 class Dense:
@@ -15,19 +15,30 @@ class Dense:
         wanted = params.get("encoder") or (corpus_cfg.get("dense") or [DEFAULTS[corpus_cfg["lang"]]])[0]
         self.encoder = load_encoder(wanted, corpus_cfg["lang"])
         self.index_dir = dense_dir(corpus_cfg, self.encoder.name)
-        self.manifest = load_manifest(corpus_cfg, self.index_dir, f" --dense {wanted}")
-        built, now = self.manifest.get("encoder", {}), self.encoder.decides()
-        differ = [k for k in dict.fromkeys([*now, *built]) if k != "package_versions" and built.get(k) != now.get(k)]
-        if differ:
-            raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
-                            f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
-                            f"({now['dim']}-d; differs in {', '.join(differ)}); rebuild it with: "
-                            f".venv/bin/python -m qa_baseline.index {corpus_cfg['build']} --dense {wanted} --force")
+        options = dense_options(self.index_dir, wanted)
         faiss = faiss_module()
-        self.index = faiss.read_index(os.path.join(self.index_dir, "faiss.index"))
-        if self.index.d != self.encoder.dim or self.index.ntotal != self.manifest["passages"]:
-            raise UserError(f"{self.index_dir}: faiss.index holds {self.index.ntotal} {self.index.d}-d vectors, "
-                            f"the manifest says {self.manifest['passages']} {self.encoder.dim}-d; rebuild with --force")
+
+        def read(folder, manifest):  # a damaged index (a missing or truncated file) raises here
+            built, now = manifest.get("encoder", {}), self.encoder.decides()
+            differ = [k for k in dict.fromkeys([*now, *built])
+                      if k != "package_versions" and built.get(k) != now.get(k)]
+            if differ:
+                raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
+                                f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
+                                f"({now['dim']}-d; differs in {', '.join(differ)}); rebuild it with: "
+                                f"{build_hint(corpus_cfg, options)} --force")
+            index = faiss.read_index(os.path.join(folder, "faiss.index"))
+            if index.d != self.encoder.dim or index.ntotal != manifest["passages"]:
+                raise UserError(f"{self.index_dir}: faiss.index holds {index.ntotal} {index.d}-d vectors, the "
+                                f"manifest says {manifest['passages']} {self.encoder.dim}-d; rebuild it with: "
+                                f"{build_hint(corpus_cfg, options)} --force")
+            with open(os.path.join(folder, "docids.jsonl"), encoding="utf-8") as f:
+                rows = [json.loads(line) for line in f]
+            if len(rows) != index.ntotal:
+                raise ValueError(f"docids.jsonl has {len(rows)} rows for {index.ntotal} vectors")
+            return index, rows
+
+        self.manifest, (self.index, rows) = open_index(corpus_cfg, self.index_dir, options, read)
         self.kind = self.manifest["faiss"]["type"]
         self.search_params = {**SEARCH_DEFAULTS[self.kind],
                               **{k: int(params[k]) for k in SEARCH_DEFAULTS[self.kind] if params.get(k)}}
@@ -35,8 +46,6 @@ class Dense:
             self.index.hnsw.efSearch = self.search_params["ef_search"]
         elif self.kind == "ivfpq":
             self.index.nprobe = self.search_params["nprobe"]
-        with open(os.path.join(self.index_dir, "docids.jsonl"), encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
         self.docids = [r["id"] for r in rows]
         self.titles = {r["id"]: r["title"] for r in rows}
 

@@ -93,12 +93,15 @@ def make_settings(cls, config, given, source="the task config"):
 class Prediction:
     """What a pipeline returns: ANSWERS for write_submission; REFERENCE, the items they answer when not all
     of the input (a held-out part); PARAMS, what decided them (learned weights...) for the row; TRACE, one
-    record per question for --trace; FILES, extra files of the run: name -> writer(file object)."""
+    record per question for --trace; FILES, extra files of the run: name -> writer(file object); DIAGNOSE,
+    gold -> figures for the row (e.g. how often the answer was in the retrieved passages), called by the
+    driver after scoring: the gold reaches the task's diagnostics, never its predictions."""
     answers: Any
     reference: Any = None
     params: dict = field(default_factory=dict)
     trace: list | None = None
     files: dict[str, Callable] = field(default_factory=dict)
+    diagnose: Callable[[Any], dict] | None = None
 
 
 class Task(ABC):
@@ -109,9 +112,15 @@ class Task(ABC):
     title: ClassVar[str]
     Settings: ClassVar[type] = Settings
     measures: ClassVar[tuple[str, ...]]
+    primary: ClassVar[str | None] = None  # the measure leaderboards rank by (default: the first of measures)
     formats: ClassVar[Any]
     pipeline: ClassVar[Any] = None  # a module with predict(items, components, settings); None: scorer only
     multi_file: ClassVar[bool] = False  # score: several --gold/--submission pairs (mcqa)
+
+    @property
+    def main_measure(self):
+        """The measure a leaderboard ranks by and a figure shows."""
+        return self.primary or self.measures[0]
 
     @property
     def uses_retriever(self):

@@ -11,7 +11,7 @@ import collections
 import sys
 import time
 
-from tqdm import tqdm
+from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...datasets.search import B, K1, MetadataBM25
 from ...tableqa import linking, question as questions

@@ -1,7 +1,7 @@
 """The published IJCNLP-2017 Task 5 baseline: for each option, query = question + " " + option; search the
 index; score(q, a) = the mean of the scores of the top n (n <= 3) hits, 0 when nothing is found; the
 highest-scoring option wins. Ties go to the earliest option (A before B before C before D)."""
-from tqdm import tqdm
+from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...errors import UserError
 from ..base import Prediction

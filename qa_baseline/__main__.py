@@ -1,0 +1,43 @@
+"""`qa-baseline COMMAND [OPTIONS]` (the console script) or `python -m qa_baseline COMMAND [OPTIONS]`.
+
+Each command is also its own module, `python -m qa_baseline.COMMAND [OPTIONS]`; `COMMAND --help` lists its
+options."""
+import importlib
+import sys
+
+from . import __version__
+
+COMMANDS = {  # command -> (module, what it does); modules are imported only when their command runs
+    "run": ("qa_baseline.run", "run a task's baseline: submission, scores, row.json"),
+    "index": ("qa_baseline.index.__main__", "build BM25 and dense indexes of a corpus"),
+    "search": ("qa_baseline.search", "search a corpus, write a TREC run file"),
+    "score": ("qa_baseline.score", "validate and score a submission, or rank many (the leaderboard)"),
+    "report": ("qa_baseline.report", "the overview paper's baseline table and figure from runs/"),
+    "eval": ("qa_baseline.eval", "trec_eval for a TREC run file and qrels"),
+}
+
+
+def usage():
+    width = max(map(len, COMMANDS))
+    return "\n".join([f"usage: qa-baseline COMMAND [OPTIONS]   (or: python -m qa_baseline COMMAND [OPTIONS])", "",
+                      "commands:", *(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()), "",
+                      "`qa-baseline COMMAND --help` lists a command's options; --version prints the version."])
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage(), file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        print(f"qa_baseline {__version__}")
+        return 0
+    if argv[0] not in COMMANDS:
+        print(f"error: unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[argv[0]][0])
+    return module.main(argv[1:]) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

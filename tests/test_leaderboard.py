@@ -1,0 +1,182 @@
+"""The leaderboard (score --submissions): every submission validated, invalid ones listed and left out, ranks
+with ties, bootstrap intervals, the paired randomisation test against its exact value, baseline runs joining,
+multi-file teams, the formats (LaTeX compiled when pdflatex is there) and the figure."""
+import itertools
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline import leaderboard as lb
+from qa_baseline import score, tasks
+from qa_baseline.errors import UserError
+from qa_baseline.plot import count_points
+from qa_baseline.significance import bootstrap_ci, randomisation_test
+
+BOARD = os.path.join(FIXTURES, "leaderboard")
+GOLD, SUBMISSIONS = os.path.join(BOARD, "gold.csv"), os.path.join(BOARD, "submissions")
+# gold.csv: 12 questions. alpha answers all, beta misses q1, q11, q12, gamma q3-q5, delta q1-q8; broken is invalid
+
+
+def exact_p(a, b):
+    """The exact two-sided paired permutation p-value: all 2^n sign patterns of the differences."""
+    d = np.asarray(a, float) - np.asarray(b, float)
+    observed = abs(d.mean())
+    means = [abs(np.dot(signs, d)) / len(d) for signs in itertools.product((1, -1), repeat=len(d))]
+    return sum(m >= observed - 1e-12 for m in means) / len(means)
+
+
+def test_randomisation_test_approximates_the_exact_test():
+    rng = np.random.default_rng(7)
+    a, b = rng.random(10), rng.random(10) * 0.8
+    p = randomisation_test(a, b, permutations=20000)
+    assert abs(p - exact_p(a, b)) < 0.01
+    assert randomisation_test(a, b, permutations=20000) == p  # seeded
+    assert randomisation_test(a, a) == 1.0
+    assert randomisation_test([1] * 10, [0] * 10, permutations=20000) == pytest.approx(2 / 1024, abs=0.001)
+    with pytest.raises(ValueError):
+        randomisation_test([1, 0], [1])
+
+
+def board(**options):
+    return lb.build(tasks.get("mcqa-en"), [GOLD], [SUBMISSIONS], **options)
+
+
+def test_ranks_ties_intervals_and_tests():
+    b = board()
+    assert [(e.rank, e.name, e.metrics["accuracy"]) for e in b.entries] == [
+        (1, "alpha", 1.0), (2, "beta", 0.75), (2, "gamma", 0.75), (4, "delta", pytest.approx(4 / 12))]
+    assert [e.name for e in b.invalid] == ["broken"] and b.invalid[0].count == 13
+    assert "broken_en.csv:1: answer 'E' is not one of A, B, C, D" in b.invalid[0].problems[0]
+    for e in b.entries:
+        assert e.ci["accuracy"] == bootstrap_ci(e.per_question["accuracy"])
+    alpha, beta, gamma, delta = b.entries
+    # exact p-values: alpha vs beta differ on 3 questions (2/8), beta and gamma score the same (1), gamma vs
+    # delta on 5 questions, all in gamma's favour (2/32)
+    assert alpha.p_next == pytest.approx(0.25, abs=0.015)
+    assert beta.p_next == 1.0
+    assert gamma.p_next == pytest.approx(0.0625, abs=0.01)
+    assert delta.p_next is None
+    assert gamma.p_next == pytest.approx(exact_p(gamma.per_question["accuracy"], delta.per_question["accuracy"]),
+                                         abs=0.01)
+    assert board().entries[0].p_next == alpha.p_next  # seeded: the same table every time
+
+
+def test_markdown_table(capsys):
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("**mcqa-en leaderboard: 4 entries (1 invalid submission left out), ranked by accuracy;")
+    assert "paired approximate randomisation test" in lines[0] and "10000 permutations" in lines[0]
+    assert lines[2:4] == ["| Rank | Team | accuracy (%) [95% CI] | p (next) |", "|---:|---|---:|---:|"]
+    assert lines[4].startswith("| 1 | alpha | 100.0 [100.0, 100.0] | 0.2")
+    assert lines[5] == f"| 2 | beta | 75.0 [50.0, 100.0] | 1.000 |"
+    assert lines[6].startswith("| 2 | gamma | 75.0 [") and not lines[6].endswith("* |")  # p = 0.0625: no star
+    assert lines[7] == f"| 4 | delta | 33.3 [{lb.render.number('accuracy', board().entries[3].ci['accuracy'][0])}, " \
+                       f"{lb.render.number('accuracy', board().entries[3].ci['accuracy'][1])}] |  |"
+    assert lines[-1] == "Left out (invalid): broken (13 problems)"
+    assert "left out: broken (" in captured.err and "broken_en.csv:3: duplicate id 'q2'" in captured.err
+
+
+def test_json_and_csv(capsys):
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--format", "json",
+                       "--permutations", "1000", "--resamples", "200", "--seed", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["measure"], data["questions"], data["permutations"], data["resamples"], data["seed"]) == (
+        "accuracy", 12, 1000, 200, 3)
+    assert [e["name"] for e in data["entries"]] == ["alpha", "beta", "gamma", "delta"]
+    assert data["invalid"][0]["name"] == "broken" and len(data["invalid"][0]["problems"]) == 13
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "rank,name,kind,accuracy,ci_low,ci_high,p_next,files"
+    assert out[1].startswith("1,alpha,team,1.0,1.0,1.0,0.2")
+
+
+def test_latex_has_a_label_and_compiles(tmp_path, capsys):
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--format", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"\label{tab:leaderboard-mcqa-en}" in tex and r"accuracy (\%) [95\% CI]" in tex
+    assert max(map(len, tex.splitlines())) <= 100
+    if not shutil.which("pdflatex"):
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    (tmp_path / "board.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" +
+                                        tex + "\n\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "board.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_baseline_runs_join(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    for folder, answers in [("gold--vital-en--bm25", "ABCDABCDAAAA"), ("dev--vital-en--bm25", "ABC")]:
+        (runs / folder).mkdir(parents=True)
+        sub = runs / folder / "qa_baseline_en.csv"
+        sub.write_text("".join(f"q{i},{a}\n" for i, a in enumerate(answers, 1)))
+        (runs / folder / "row.json").write_text(json.dumps({
+            "task": "mcqa-en", "data": f"/d/{folder}.csv", "corpus": "vital-en", "retriever": "bm25", "metrics": {},
+            "files": {"submission": str(sub)}}))
+    b = board(baselines=str(runs))
+    assert [(e.rank, e.name, e.kind) for e in b.entries] == [
+        (1, "alpha", "team"), (2, "beta", "team"), (2, "gamma", "team"), (None, "baseline vital-en--bm25", "baseline"),
+        (4, "delta", "team")]  # the baseline: 9/12 like beta and gamma, listed after the teams of its score
+    assert "dev--vital-en--bm25/row.json: a run on other data" in capsys.readouterr().err
+
+
+def test_multi_file_teams(tmp_path):
+    golds = [os.path.join(FIXTURES, "scoring", f) for f in ("mcqa-en.csv", "mcqa-zh.csv")]
+    (tmp_path / "teamA_en.csv").write_text("e1,A\ne2,B\ne3,C\n")
+    (tmp_path / "teamA_zh.csv").write_text("z1,D\nz2,B\n")
+    (tmp_path / "teamB_en.csv").write_text("e1,A\ne2,B\ne3,A\n")
+    b = lb.build(tasks.get("mcqa-all"), golds, [str(tmp_path)])
+    assert [(e.name, e.metrics["accuracy"]) for e in b.entries] == [("teamA", pytest.approx(0.8))]
+    assert b.invalid[0].name == "teamB" and "1 files for 2 gold files" in b.invalid[0].problems[0]
+
+
+def test_a_submission_never_stops_the_board(tmp_path, monkeypatch):
+    shutil.copy(os.path.join(SUBMISSIONS, "alpha_en.csv"), tmp_path / "alpha_en.csv")
+    (tmp_path / "garbage_en.csv").write_bytes(b"\xff\xfe\x00q1\x00,A\n\x00")
+    (tmp_path / "odd_en.csv").write_text("q1,A\n")
+    task = tasks.get("mcqa-en")
+    real = task.read_submission
+
+    def flaky(path, gold, errors):
+        if path.endswith("odd_en.csv"):
+            raise RuntimeError("validator bug")
+        return real(path, gold, errors)
+    monkeypatch.setattr(task, "read_submission", flaky)
+    b = lb.build(task, [GOLD], [str(tmp_path)])
+    assert [e.name for e in b.entries] == ["alpha"]
+    problems = {e.name: e.problems for e in b.invalid}
+    assert "UTF-8" in problems["garbage"][0]  # the validator says what the bytes are and to save as UTF-8
+    assert problems["odd"] == [f"{tmp_path}/odd_en.csv: cannot be read (RuntimeError: validator bug) "
+                               "(fix: check the file's format)"]
+
+
+def test_exit_codes(tmp_path):
+    (tmp_path / "bad.csv").write_text("q1,E\n")
+    none_valid = cli("score", "--task", "mcqa-en", "--gold", GOLD, "--submissions", str(tmp_path))
+    assert none_valid.returncode == 1 and "no valid submission among 1" in none_valid.stderr
+    assert cli("score", "--task", "mcqa-en", "--gold", GOLD, "--submissions", str(tmp_path / "nope")).returncode == 2
+    assert cli("score", "--task", "mcqa-en", "--gold", GOLD, "--submission", GOLD, "--plot", "x.png").returncode == 2
+    both = cli("score", "--task", "mcqa-en", "--gold", GOLD, "--submission", GOLD, "--submissions", GOLD)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    with pytest.raises(UserError, match="--measure MRR: task mcqa-en reports accuracy"):
+        board(measure="MRR")
+
+
+def test_plot(tmp_path):
+    path = tmp_path / "board.png"
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(path)]) == 0
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from qa_baseline.plot import figure
+    assert count_points(figure(lb.panels(board()))) == 4  # the four valid teams
+    pdf = tmp_path / "board.pdf"
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(pdf)]) == 0
+    first = pdf.read_bytes()
+    assert first.startswith(b"%PDF")
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(pdf)]) == 0
+    assert pdf.read_bytes() == first  # no date stamp: the same figure, byte for byte
