@@ -1,13 +1,45 @@
-"""NLPCC KBQA (knowledge-base QA): formats in formats.py."""
-from ..base import Task
-from . import formats
+"""NLPCC KBQA (knowledge-base QA): formats in formats.py, the baseline (entity linking + predicate ranking
+over the KB store, qa_baseline/kb/) in pipeline.py."""
+from dataclasses import dataclass
+
+from ...config import resolve_path
+from ...errors import UserError
+from ...fileio import stem
+from ..base import Settings, Task, option
+from . import formats, pipeline
+
+
+@dataclass(frozen=True)
+class KBQASettings(Settings):
+    kb: str | None = option(None, "the KB file (`subject ||| predicate ||| object` lines) whose store "
+                                  "`python -m qa_baseline.index --kb FILE` built", metavar="FILE", file=True)
+    train: str | None = option(None, "training questions with answers (the 2016 training file): the ranker is "
+                                     "a logistic regression fitted on them; without it, the documented rule",
+                               metavar="FILE", file=True)
+    kb_name: str | None = option(None, "the KB's name in the row (default: the KB file's name)")
 
 
 class KBQA(Task):
     id = "kbqa"
     title = "NLPCC KBQA"
+    Settings = KBQASettings
     measures = ("precision", "recall", "F1")
-    formats = formats
+    primary = "F1"  # NLPCC KBQA ranks systems by averaged F1
+    formats, pipeline = formats, pipeline
+
+    def method(self, settings):
+        return "learned" if settings.train else "rule"
+
+    def read_input(self, path):
+        return formats.read_questions(path)  # question lines only: triples and answers never reach predict
+
+    def open(self, settings):
+        from ...kb.store import open_kb
+        if not settings.kb:
+            raise UserError("--task kbqa needs --kb FILE (the KB whose store `python -m qa_baseline.index --kb "
+                            "FILE` built)")
+        kb = open_kb(resolve_path(settings.kb))
+        return {"kb": kb, "corpus": {"name": settings.kb_name or stem(settings.kb)}}
 
     def submission_name(self, settings):
         return "submission.txt"

@@ -88,3 +88,38 @@ def score(gold, items):
         for name, value in zip(per_question, set_prf(items[qid].answers, item.answers)):
             per_question[name].append(value)
     return summarise(per_question)
+
+
+ANY_TAG = re.compile(r"<(question|triple|answer) id=([^>]*)>\t?(.*)")
+
+
+def read_questions(path):
+    """{id: Item(question, [], line)}: the input of a run. Only `<question id=N>` lines are kept: the
+    `<triple>` and `<answer>` lines a test file may carry are gold, checked for their place in the block (after
+    their question) and dropped here, so they never reach the pipeline. The first problem (a line that is not a
+    tagged line, a non-numeric id, a duplicate question id, a triple or answer before its question) is a
+    UserError at FILE:LINE."""
+    items, current = {}, None
+    report = gold_error(path)
+    for n, text in gold_lines(path):
+        m = ANY_TAG.fullmatch(text)
+        if m is None:
+            if text.strip().strip("="):
+                report(n, f"not a <question|triple|answer id=N> line: {text[:40]!r}", f"write the lines as {LAYOUT}")
+            continue
+        tag, qid, value = m.groups()
+        if not qid.isdigit():
+            report(n, f"id {qid!r} of <{tag}> is not a number", "number the questions 1, 2, 3...")
+        if not TAG.fullmatch(text):
+            report(n, f"no tab after <{tag} id={qid}>", f"write the lines as {LAYOUT}")
+        if tag == "question":
+            if qid in items:
+                report(n, f"duplicate question id {qid} (first on line {items[qid].line})", "give each question once")
+            current = qid
+            items[qid] = Item(value.strip(), [], n)
+        elif qid != current:
+            report(n, f"<{tag} id={qid}> before its <question id={qid}>" if qid not in items else
+                   f"<{tag} id={qid}> does not follow <question id={qid}>", f"write each block as {LAYOUT}")
+    if not items:
+        raise UserError(f"{path}: no <question id=N> lines")
+    return items

@@ -1,0 +1,68 @@
+"""The NLPCC KBQA baseline: link the question's KB subjects, rank their (predicate, object) triples, answer
+with the best triple's object (no candidate: no answer).
+
+The KB store (qa_baseline/kb/store.py, built by `python -m qa_baseline.index --kb FILE`) holds the triples
+and the names; linking (kb/link.py) finds every name, alias, homophone, one-edit typo and suffix variant of a
+name in the question; ranking (kb/rank.py) scores each candidate with a logistic regression trained on
+--train (the 2016 training questions; label: the candidate's object is a gold answer), or without --train
+with the documented rule. Only the questions of --data reach this module (formats.read_questions)."""
+import json
+import os
+import sys
+import time
+
+from ...fileio import sha256_file
+from ...kb.rank import FEATURES, Ranker, train
+from ...progress import tqdm
+from ..base import Prediction
+from .formats import read_gold
+
+TRACE_TOP = 5  # candidates per question in trace.jsonl
+
+
+def model_summary(model):
+    """The trained ranker in numbers: per feature its standardisation (mean, scale) and weight, the intercept."""
+    scaler, lr = model.pipeline[0], model.pipeline[-1]
+    return {"features": {k: {"mean": float(m), "scale": float(s), "weight": float(w)}
+                         for k, m, s, w in zip(FEATURES, scaler.mean_, scaler.scale_, lr.coef_[0])},
+            "intercept": float(lr.intercept_[0]), "training": model.stats}
+
+
+def trace_record(qid, question, ranked, scores, answers):
+    subjects = {}
+    for c in ranked:
+        subjects.setdefault(c.mention.subject, c.mention.match)
+    return {"id": qid, "question": question, "answer": answers,
+            "subjects": [{"subject": s, "match": m} for s, m in subjects.items()],
+            "top": [{"subject": c.mention.subject, "name": c.mention.key, "match": c.mention.match,
+                     "span": [c.mention.start, c.mention.end], "predicate": c.predicate, "object": c.object,
+                     "score": round(s, 6), "features": {k: round(v, 6) for k, v in zip(FEATURES, c.features)}}
+                    for c, s in zip(ranked[:TRACE_TOP], scores[:TRACE_TOP])]}
+
+
+def predict(items, components, settings):
+    kb = components["kb"]
+    params = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")},
+              "kb_sha256": kb.manifest["sources"][0]["sha256"]}
+    model = None
+    if settings.train:
+        gold = read_gold(settings.train)
+        t0 = time.perf_counter()
+        model = train(kb, [(g.question, g.answers) for g in gold.values()],
+                      progress=lambda xs: tqdm(xs, desc="training questions", unit=" q", disable=None))
+        params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train),
+                      train_stats=model.stats)
+        print(f"trained on {len(gold):,} questions in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    ranker = Ranker(kb, model)
+    answers, trace = {}, [] if settings.trace else None
+    t0 = time.perf_counter()
+    for qid, item in tqdm(items.items(), desc="questions", unit=" q", disable=None):
+        got, ranked, scores = ranker.answer(item.question)
+        answers[qid] = (item.question, got)
+        if trace is not None:
+            trace.append(trace_record(qid, item.question, ranked, scores, got))
+    seconds = time.perf_counter() - t0
+    print(f"answered {len(items):,} questions in {seconds:.1f} s ({len(items) / max(seconds, 1e-9):.1f} questions/s)",
+          file=sys.stderr)
+    files = {"model.json": lambda f: json.dump(model_summary(model), f, ensure_ascii=False, indent=2)} if model else {}
+    return Prediction(answers, params=params, trace=trace, files=files)
