@@ -1,16 +1,59 @@
-"""NLPCC 2014 English open-domain QA (openqa-en): formats in formats.py."""
-from ..base import Task
-from . import formats
+"""NLPCC 2014 English open-domain QA (openqa-en): formats in formats.py, the answer-extraction pipeline in
+pipeline.py (shared with qac through qa_baseline/answers)."""
+from dataclasses import dataclass
+
+from ..base import RetrievalSettings, Task, option
+from . import formats, pipeline
+
+
+@dataclass(frozen=True)
+class AnswerSettings(RetrievalSettings):
+    """Settings of the short-answer tasks (openqa-en, qac-1/2/3)."""
+    passages: int = option(10, "retrieved passages per question that candidates are taken from")
+    train: str | None = option(None, "data with gold answers the answer model is fitted on", metavar="FILE",
+                               file=True)
+    folds: int | None = option(None, "fit the answer model on --data's own gold by cross-fitting: question i "
+                                     "is answered by the model fitted on the questions of the other folds "
+                                     "(i mod K)", metavar="K")
+    scorer: str = option("auto", "auto: the learned scorer where it beats the rule on held-out folds of the "
+                                 "training data; rule: always the rule", choices=("auto", "rule"))
+    max_chars: int = option(4000, "characters of a passage that are parsed for candidates", cli=False)
+    lang: str | None = option(None, "language of a corpus given as a file (default en; a named corpus says "
+                                    "its own)", choices=("en", "ja"))
+
+
+def open_corpus(task, settings):
+    """The corpus (in the task's language, or --lang for a corpus file) and its retriever."""
+    from ...config import corpus_config
+    from ...retrievers import open_retriever
+    corpus = corpus_config(settings.corpus, settings.lang or getattr(task, "lang", None))
+    return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
+
+
+@dataclass(frozen=True)
+class OpenQASettings(AnswerSettings):
+    system: str = option("qa_baseline", "the System name written on every submission line")
 
 
 class OpenQA(Task):
     id = "openqa-en"
     title = "NLPCC 2014 English open-domain QA"
+    lang = "en"
+    Settings = OpenQASettings
     measures = ("MRR", *(f"accuracy@{k}" for k in range(1, formats.MAX_ANSWERS + 1)), "has_answer_accuracy")
-    formats = formats
+    formats, pipeline = formats, pipeline
 
     def read_input(self, path):
         return formats.read_questions(path)
 
+    def open(self, settings):
+        if settings.lang and settings.lang != self.lang:
+            from ...errors import UserError
+            raise UserError(f"openqa-en answers English questions: --lang {settings.lang} does not apply")
+        return open_corpus(self, settings)
+
     def submission_name(self, settings):
         return "submission.txt"
+
+    def write_submission(self, path, answers, settings):
+        formats.write_submission(path, answers, system=settings.system)

@@ -62,6 +62,40 @@ def read_gold(path):
     return gold
 
 
+Question = namedtuple("Question", "qid question series prev")  # series: series id or ""; prev: earlier qids
+
+
+def read_questions(path):
+    """The input of a run, [Question] in file order, from a TSV whose header names at least `qid` and
+    `question` (`series_id` and `prev_qids_json`, the earlier questions of a series, for Task 3); gold
+    columns are not read. A wrong field count, an empty question, a duplicate qid or a prev qid that is not
+    an earlier question is FILE:LINE: what is wrong."""
+    lines = gold_lines(path)
+    header = next(lines, (1, ""))[1].split("\t")
+    if not {"qid", "question"} <= set(header):
+        raise at(path, 1, "the header must name the columns qid and question (tab-separated)")
+    questions, seen = [], set()
+    for n, line in lines:
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise at(path, n, f"expected {len(header)} tab-separated fields as in the header, found {len(fields)}")
+        row = dict(zip(header, fields))
+        qid, question = row["qid"].strip(), row["question"].strip()
+        if not qid or not question:
+            raise at(path, n, f"empty {'qid' if not qid else 'question'}")
+        if qid in seen:
+            raise at(path, n, f"duplicate qid {qid!r}")
+        prev = _json_list(path, n, row["prev_qids_json"], 1) if row.get("prev_qids_json", "").strip() else []
+        unknown = [q for q in prev if q not in seen]
+        if unknown:
+            raise at(path, n, f"prev_qids_json names {unknown[0]!r}, which is not an earlier question of the file")
+        seen.add(qid)
+        questions.append(Question(qid, question, row.get("series_id", "").strip(), prev))
+    if not questions:
+        raise UserError(f"{path}: no questions")
+    return questions
+
+
 def write_submission(path, answers):
     """ANSWERS: {qid: [(answer, doc id or ""), ...] best first}."""
     with atomic_write(path) as f:

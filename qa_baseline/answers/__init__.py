@@ -1,0 +1,64 @@
+"""Short-answer extraction shared by the open-domain factoid tasks (openqa-en, qac-1/2/3).
+
+One stage, independent of any task's formats: given a question, its retrieved passages (`Passage`: docid,
+title, text, retrieval score, best first) and the language, `Extractor.candidates` returns the answer
+candidates with their features (candidates.py: spaCy/GiNZA entities, noun phrases and rule-based numbers;
+types.py: the expected answer type; features.py: support, type match, closeness, merged by
+`metrics.normalize`); `rank.AnswerModel` ranks them (rule or learned scorer) and decides whether the question
+has an answer and how long its answer list is. `passages.PassageStore` gives any retriever's hits their
+text. Each distinct passage is parsed once per Extractor."""
+from ..metrics import normalize
+from . import features
+from .candidates import Parser
+from .features import Candidate, Passage
+from .types import answer_type, choices
+
+__all__ = ["Extractor", "Passage", "Candidate", "answer_in_passages", "answer_in_candidates"]
+
+CONTEXT_WEIGHT = 0.5  # weight of a context word (an earlier question of a series) against a question word
+
+
+class Extractor:
+    def __init__(self, lang, model=None, max_chars=None):
+        self.lang = lang
+        self.parser = Parser(lang, model, **({"max_chars": max_chars} if max_chars else {}))
+
+    def parse(self, passages, progress=False):
+        """Parse the given passages now (in batches, with a progress bar): candidates() then finds them."""
+        self.parser.parse(passages, progress)
+
+    def question_keys(self, question, context=""):
+        """({content-word key: weight}, {key: side of the wh-word}, the wh-phrase's case marker): the
+        question's words weigh 1, words only in CONTEXT CONTEXT_WEIGHT."""
+        words, sides, marker = self.parser.question(question)
+        keys = dict.fromkeys(words, 1.0)
+        if context:
+            for k in self.parser.question(context)[0]:
+                keys.setdefault(k, CONTEXT_WEIGHT)
+        return keys, sides, marker
+
+    def candidates(self, question, passages, context="", atype=None):
+        """Candidates of QUESTION from PASSAGES (ranked Passage list), best first by evidence. CONTEXT (earlier
+        questions and answers of a series) adds words to match and strings that are no answers; ATYPE
+        overrides the expected answer type."""
+        self.parser.parse(passages)
+        atype = atype or answer_type(question, self.lang)
+        keys, sides, marker = self.question_keys(question, context)
+        return features.candidates(question, keys, atype, passages, self.parser.cache, self.lang, context, sides,
+                                   marker, choices(question, self.lang))
+
+
+def _spellings(gold):
+    return {normalize(s) for answer in gold for s in answer} - {""}
+
+
+def answer_in_passages(passages, gold):
+    """1 when a gold spelling occurs in one of the passages' normalised text (the retrieval ceiling)."""
+    keys = _spellings(gold)
+    return float(any(k in normalize(p.text) for p in passages for k in keys))
+
+
+def answer_in_candidates(cands, gold):
+    """1 when a gold spelling is one of the candidates (the extraction ceiling)."""
+    keys = _spellings(gold)
+    return float(any(c.key in keys for c in cands))

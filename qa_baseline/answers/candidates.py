@@ -1,0 +1,254 @@
+"""Answer candidates: every passage parsed once (cached by passage id), sentence by sentence, into its words
+and its candidate mentions.
+
+A mention is a span of a sentence that could be a short answer:
+- `ent`: a named entity of the language's spaCy pipeline, labelled with its OntoNotes label (GiNZA's
+  extended named entities mapped by `ginza.ent_label_ontonotes`; GiNZA's classes without an OntoNotes
+  counterpart, such as animals, diseases or elements, are `OTHERS`);
+- `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns, numbers and noun
+  suffixes, its parts and `AのB`, and GiNZA's bunsetu phrases ending in a noun), or the text inside quotes
+  (「…」『…』“…”), without function words at its edges, labelled `NP` (or with the entity label of the same
+  span);
+- `num`: a number, date or quantity with its unit found by rule (`numbers.spans`).
+Words are the keys the closeness of a mention to the question's words is measured with: the lower-cased
+lemma of each content word ("" for stop words and punctuation)."""
+import bisect
+import re
+from typing import NamedTuple
+
+from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+
+from . import models, numbers
+
+MAX_CHARS = 4000  # a passage is parsed up to this many characters (the rest is not searched for answers)
+_CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM", "X", "ADV"}
+_EDGE_POS = {"DET", "ADP", "CCONJ", "SCONJ", "PART", "PUNCT", "AUX", "PRON", "SPACE", "SYM", "INTJ"}
+_JA_RUN_POS = {"NOUN", "PROPN", "NUM"}
+WH_WORDS = {"who", "whom", "whose", "what", "which", "when", "where", "how", "why", "誰", "だれ", "いつ", "どこ",
+            "どの", "どれ", "どう", "いくら", "いくつ", "どちら", "どんな", "なに", "なん"}
+WH_PREFIXES = {"ja": "何"}
+
+
+class Mention(NamedTuple):
+    text: str
+    label: str   # OntoNotes label, "NP" for a plain noun phrase
+    kind: str    # ent | np | num
+    start: int   # first word (index into Sentence.words)
+    end: int     # one past the last word
+    before: str = ""  # the lower-cased token before it in its sentence ("" at the start)
+    after: str = ""   # the token after it ("" at the end)
+
+
+class Sentence(NamedTuple):
+    text: str
+    words: tuple      # content-word keys, "" for the others
+    mentions: tuple   # Mention
+
+
+def word_key(token):
+    """The matching key of a token: its lower-cased lemma for content words, "" otherwise."""
+    if token.is_punct or token.is_space or token.is_stop or token.pos_ not in _CONTENT_POS:
+        return ""
+    return (token.lemma_ or token.text).lower()
+
+
+def _clean(text):
+    """A mention's surface form: whitespace runs (newlines too) as one space, none at the edges."""
+    return " ".join(text.split())
+
+
+def _neighbours(sent, start, end):
+    """The lower-cased tokens just before and after tokens [START, END) of a sentence."""
+    return (sent[start - 1].lower_ if start > 0 else "", sent[end].lower_ if end < len(sent) else "")
+
+
+def _ent_label(span, lang):
+    if lang == "ja":
+        from ginza import ent_label_ontonotes
+        return ent_label_ontonotes(span[0]).partition("-")[2] or "OTHERS"
+    return span.label_
+
+
+def _trim(tokens):
+    """TOKENS (a span) without function words and punctuation at either edge; None when nothing is left."""
+    start, end = 0, len(tokens)
+    while start < end and tokens[start].pos_ in _EDGE_POS:
+        start += 1
+    while end > start and tokens[end - 1].pos_ in _EDGE_POS:
+        end -= 1
+    return tokens[start:end] if end > start else None
+
+
+_JOINERS = {"・", "＝", "=", "·"}
+
+
+def _script(text):
+    """The script of a token: katakana, digit, latin or other (kanji, kana)."""
+    c = text[:1]
+    if "\u30a0" <= c <= "\u30ff" or c in _JOINERS:
+        return "kata"
+    if c.isdigit():
+        return "digit"
+    if c.isascii() and c.isalpha():
+        return "latin"
+    return "other"
+
+
+def _is_run_token(tok):
+    """A token that continues a Japanese compound: a noun, number, noun suffix or adjectival noun (知的)."""
+    return tok.pos_ in _JA_RUN_POS or tok.tag_.startswith(("接尾辞", "形状詞"))
+
+
+def _cut(a, b):
+    """True when a compound may be cut between tokens A and B: the script changes (妃|ギュルチチェク) or a
+    common noun meets a proper noun (大統領|李明博, 江西省|貴渓市); never at a middle dot."""
+    if a.text in _JOINERS or b.text in _JOINERS:
+        return False
+    return _script(b.text) != _script(a.text) or (a.pos_ == "PROPN") != (b.pos_ == "PROPN")
+
+
+def _runs(sent):
+    """Japanese compounds: maximal runs of nouns, numbers, suffixes and adjectival nouns (a middle dot joins
+    two of them: ユーリ・ガガーリン), and the parts of a run cut where the script changes or a common noun
+    meets a proper noun (妃|ギュルチチェク・ハトゥン, イングランド国王|ヘンリー8世, 大統領|李明博); also two runs
+    joined by の (世界初の実用的電話の発明), over a closing quote too (『新喜楽』の1階)."""
+    toks = list(sent)
+    runs, run = [], []
+    for i, tok in enumerate(toks + [None]):
+        if tok is not None and (_is_run_token(tok) or tok.text in _JOINERS and run and i + 1 < len(toks)
+                                and _is_run_token(toks[i + 1])):
+            run.append(tok)
+            continue
+        if run:
+            runs.append(run)
+        run = []
+    doc = sent.doc
+    for run in runs:
+        yield doc[run[0].i:run[-1].i + 1]
+        cuts = [j for j in range(1, len(run)) if _cut(run[j - 1], run[j])]
+        for j in cuts:
+            if not run[j].tag_.startswith("接尾辞"):
+                yield doc[run[j].i:run[-1].i + 1]
+                if run[j].pos_ != "NUM":
+                    yield doc[run[0].i:run[j - 1].i + 1]
+    for a, b in zip(runs, runs[1:]):
+        gap = doc[a[-1].i + 1:b[0].i]
+        if len(a) + len(b) <= 6 and gap.text in ("の", "」の", "』の"):
+            start = a[0].i - (gap[0].text != "の" and a[0].i > 0 and doc[a[0].i - 1].text in "「『")
+            yield doc[start:b[-1].i + 1]
+
+
+_QUOTED = re.compile(r"「([^「」]{1,30})」|『([^『』]{1,30})』|“([^“”]{1,30})”|\"([^\"]{1,30})\"")
+
+
+def _quoted(text):
+    """Character spans (start, end) of the text inside quotes and title brackets: 「…」, 『…』, “…”, "…"."""
+    for m in _QUOTED.finditer(text):
+        g = next(i for i in range(1, 5) if m.group(i) is not None)
+        yield m.start(g), m.end(g)
+
+
+def _phrases(sent):
+    """GiNZA's bunsetu phrases (the content part of each bunsetu: NPO法人知的資源イニシアティブ) that end
+    with a noun, number or suffix."""
+    from ginza import bunsetu_phrase_spans
+    if "bunsetu_heads" not in sent.doc.user_data:
+        return
+    for span in bunsetu_phrase_spans(sent):
+        if _is_run_token(span[-1]) and span[-1].pos_ != "ADJ":
+            yield span
+
+
+def sentence_mentions(sent, lang):
+    """The mentions of one spaCy sentence span, de-duplicated on (start, end, label), in order."""
+    base = sent.start
+    found = {}
+
+    def add(span, label, kind):
+        if span is None or not span.text.strip() or all(t.is_stop and not t.like_num or t.is_punct or t.is_space
+                                                              for t in span):
+            return  # nothing left, or only stop words ("part", こと, とき)
+        key = (span.start - base, span.end - base)
+        if label == "NP" and any(k[:2] == key for k in found):
+            return  # the same span as an entity: keep the entity only
+        found.setdefault((*key, label), Mention(_clean(span.text), label, kind, *key, *_neighbours(sent, *key)))
+
+    for ent in sent.ents:
+        add(_trim(ent) if lang == "en" else ent, _ent_label(ent, lang), "ent")
+    for chunk in sent.doc.noun_chunks if sent.doc.has_annotation("DEP") else ():
+        if chunk.start >= sent.start and chunk.end <= sent.end:
+            add(_trim(chunk), "NP", "np")
+    if lang == "ja":
+        for run in _runs(sent):
+            add(run, "NP", "np")
+        for phrase in _phrases(sent):
+            add(phrase, "NP", "np")
+    starts = [t.idx - sent.start_char for t in sent]
+    for s, e in _quoted(sent.text):
+        first = max(bisect.bisect_right(starts, s) - 1, 0)
+        last = max(bisect.bisect_left(starts, e), first + 1)
+        if (first, last) != (0, len(sent)):
+            found.setdefault((first, last, "NP"), Mention(_clean(sent.text[s:e]), "NP", "np", first, last,
+                                                          *_neighbours(sent, first, last)))
+    for s, e, label in numbers.spans(sent.text, lang):
+        first = max(bisect.bisect_right(starts, s) - 1, 0)
+        last = max(bisect.bisect_left(starts, e), first + 1)
+        found.setdefault((first, last, label), Mention(_clean(sent.text[s:e]), label, "num", first, last,
+                                                       *_neighbours(sent, first, last)))
+    return tuple(sorted(found.values(), key=lambda m: (m.start, m.end, m.label)))
+
+
+def parse_doc(doc, lang):
+    """A spaCy Doc as a tuple of Sentences."""
+    return tuple(Sentence(s.text, tuple(word_key(t) for t in s), sentence_mentions(s, lang)) for s in doc.sents)
+
+
+CASE_PARTICLES = {"が", "を", "に", "で", "の", "と", "から", "へ", "より", "まで"}
+PREPOSITIONS = {"in", "on", "at", "by", "from", "to", "for", "of", "with", "into", "during", "since", "after",
+                "before", "under", "near"}
+
+
+def _case_marker(doc, wh, lang):
+    """What marks the wh-phrase's role: the case particle after it (Japanese: どこで -> で, 誰が -> が; the
+    wh-phrase runs on over nouns and suffixes: 何年に -> に) or the preposition before it (English: in what
+    year -> in); "" when there is none. An answer in the same role carries the same marker."""
+    if wh is None:
+        return ""
+    if lang == "ja":
+        i = wh + 1
+        while i < len(doc) and _is_run_token(doc[i]):
+            i += 1
+        return doc[i].text if i < len(doc) and doc[i].text in CASE_PARTICLES else ""
+    return doc[wh - 1].lower_ if wh > 0 and doc[wh - 1].lower_ in PREPOSITIONS else ""
+
+
+class Parser:
+    """Parses passages of one language, each passage id once per Parser (the cache lives as long as it)."""
+
+    def __init__(self, lang, model=None, max_chars=MAX_CHARS, batch_size=32):
+        self.lang, self.nlp = lang, models.load(lang, model)
+        self.max_chars, self.batch_size = max_chars, batch_size
+        self.cache = {}
+
+    def question(self, text):
+        """The question's content-word keys (a set) and the side of the wh-word each is on: {key: +1 before
+        it, -1 after it} (empty when the question has no wh-word)."""
+        doc = self.nlp(text)
+        keys = [word_key(t) for t in doc]
+        wh = next((t.i for t in doc if t.lower_ in WH_WORDS or t.text[:1] in WH_PREFIXES.get(self.lang, "")),
+                  None)
+        sides = {} if wh is None else {k: 1 if i < wh else -1 for i, k in enumerate(keys) if k}
+        return {k for k in keys if k}, sides, _case_marker(doc, wh, self.lang)
+
+    def parse(self, passages, progress=False):
+        """Parse the passages not parsed yet (PASSAGES: objects with docid and text); returns the cache."""
+        todo = {}
+        for p in passages:
+            if p.docid not in self.cache and p.docid not in todo:
+                todo[p.docid] = p.text[:self.max_chars]
+        docs = self.nlp.pipe(todo.values(), batch_size=self.batch_size)
+        bar = tqdm(zip(todo, docs), total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages",
+                   mininterval=1.0, disable=None if progress else True)
+        for docid, doc in bar:
+            self.cache[docid] = parse_doc(doc, self.lang)
+        return self.cache

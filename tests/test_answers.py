@@ -1,0 +1,239 @@
+"""The short-answer extraction stage (qa_baseline/answers) and the openqa-en / qac pipelines built on it."""
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline.answers import Extractor, Passage, answer_in_candidates, answer_in_passages, numbers, rank
+from qa_baseline.answers.features import contained
+from qa_baseline.answers.types import answer_type
+from qa_baseline.errors import UserError
+
+
+# --- rules: numbers, answer types ------------------------------------------------------------------------------
+
+def test_english_numbers_dates_quantities():
+    text = "It was found on July 23, 1995 and returns every 2,500 years; it cost $5 million, 30 percent more."
+    got = {(text[s:e], label) for s, e, label in numbers.spans(text, "en")}
+    assert {("July 23, 1995", "DATE"), ("1995", "DATE"), ("2,500 years", "DATE"), ("2,500", "CARDINAL"),
+            ("$5 million", "MONEY"), ("30 percent", "PERCENT")} <= got
+    assert ("30 percent", "CARDINAL") not in got  # a unit that another rule covers is not a generic count
+
+
+def test_japanese_numbers_dates_quantities():
+    text = "卵は約3.4×1.3mmで、天平勝宝4年4月9日に11677匹が確認され、塩分は30%、斤量は66.5kg。"
+    got = {(text[s:e], label) for s, e, label in numbers.spans(text, "ja")}
+    assert {("約3.4×1.3mm", "QUANTITY"), ("天平勝宝4年4月9日", "DATE"), ("11677匹", "CARDINAL"),
+            ("30%", "PERCENT"), ("66.5kg", "QUANTITY")} <= got
+
+
+@pytest.mark.parametrize("question,lang,name,labels,unit", [
+    ("Who founded the Black Panthers?", "en", "person", {"PERSON", "ORG"}, ""),
+    ("When did James Dean die?", "en", "date", {"DATE", "TIME"}, ""),
+    ("Where was Durst born?", "en", "place", {"GPE", "LOC", "FAC"}, ""),
+    ("How many years does a Rhodes scholar study?", "en", "count", {"CARDINAL", "QUANTITY"}, "years"),
+    ("What is the name of Durst 's group?", "en", "group", {"ORG", "NORP"}, ""),
+    ("What nationality is Frank Gehry?", "en", "nationality", {"NORP"}, ""),
+    ("What is Crips ' gang color?", "en", "", set(), ""),
+    ("ジャンヌの夫は誰なの?", "ja", "person", {"PERSON", "ORG"}, ""),
+    ("淀川で本種の生息が再発見されたのはいつでしたか?", "ja", "date", {"DATE", "TIME"}, ""),
+    ("1879年のコレラによる死亡者は何人ですか?", "ja", "count", {"CARDINAL", "QUANTITY"}, "人"),
+    ("卵のサイズはどれくらいですか?", "ja", "measure", {"QUANTITY", "CARDINAL", "DATE", "TIME", "PERCENT", "MONEY"}, ""),
+    ("卵は何色ですか?", "ja", "suffix", set(), "色"),
+    ("マルセルはどこで洗礼を受けたか。", "ja", "place", {"GPE", "LOC", "FAC", "ORG"}, ""),
+])
+def test_answer_type(question, lang, name, labels, unit):
+    t = answer_type(question, lang)
+    assert (t.name, set(t.labels), t.unit) == (name, labels, unit)
+
+
+def test_contained_in_question():
+    assert contained("hale bopp", ["when", "was", "the", "hale", "bopp", "comet"], "en")
+    assert not contained("bopp comet x", ["hale", "bopp", "comet"], "en")
+    assert contained("本種", list("本種が指定された"), "ja")
+
+
+# --- candidates and features on hand-written passages -----------------------------------------------------------
+
+def _passages(name):
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    return [Passage(r.get("id") or r["doc_id"], r["title"], r.get("contents") or r["text"], 10.0 - i)
+            for i, r in enumerate(rows)]
+
+
+@pytest.fixture(scope="module")
+def en():
+    return Extractor("en")
+
+
+def test_each_passage_is_parsed_once(en):
+    ps = _passages("answers-corpus-en.jsonl")
+    en.parse(ps)
+    first = {p.docid: en.parser.cache[p.docid] for p in ps}
+    en.candidates("Where was Fred Durst born?", ps)
+    assert all(en.parser.cache[d] is first[d] for d in first) and len(en.parser.cache) == len(ps)
+
+
+def test_english_candidates_merge_type_and_drop(en):
+    ps = _passages("answers-corpus-en.jsonl")
+    cands = en.candidates("Where was Fred Durst born?", ps)
+    by_key = {c.key: c for c in cands}
+    jax = by_key["jacksonville"]
+    # in two passages: support is the sum of their weights (score / best score: 9/10 and 8/10)
+    assert jax.features["support"] == pytest.approx(0.9 + 0.8)
+    assert jax.features["type_match"] == 1.0 and "GPE" in jax.labels
+    assert jax.docid == "fred-durst"  # the passage whose sentence matches the question best
+    assert "fred durst" not in by_key and "durst" not in by_key  # contained in the question
+    scored = rank.ranked(cands, rank.RuleScorer())
+    assert scored[0][0].text == "Jacksonville"
+
+
+def test_ceilings(en):
+    ps = _passages("answers-corpus-en.jsonl")
+    cands = en.candidates("What is the name of Durst 's group ?", ps)
+    assert answer_in_passages(ps, [["Limp Bizkit"]]) == 1.0 and answer_in_candidates(cands, [["limp bizkit"]]) == 1.0
+    assert answer_in_passages(ps, [["Oakland"]]) == 0.0
+
+
+def test_no_passage_no_candidate(en):
+    assert en.candidates("Who founded Rome?", []) == []
+    model = rank.AnswerModel()
+    assert model.decide([])[0] == []
+
+
+def test_japanese_candidates():
+    ja = Extractor("ja")
+    ps = _passages("answers-corpus-ja.jsonl")
+    top = [c.text for c, _ in rank.ranked(ja.candidates("イタセンパラが天然記念物に指定されたのはいつですか?", ps),
+                                           rank.RuleScorer())]
+    assert top[0] == "1974年6月"
+    top = [c.text for c, _ in rank.ranked(ja.candidates("「太陽の季節」を書いたのは誰ですか?", ps), rank.RuleScorer())]
+    assert top[0] == "石原慎太郎"
+
+
+def test_missing_model_is_one_error_line():
+    from qa_baseline.answers import models
+    with pytest.raises(UserError, match="cannot be loaded.*pip install no_such_model_xyz"):
+        models.load("en", "no_such_model_xyz")
+    with pytest.raises(UserError, match="no language model for 'fr'"):
+        models.load("fr")
+
+
+# --- the answer model: learned scorer, has-answer threshold, list ratio ----------------------------------------
+
+def _cand(text, **f):
+    from qa_baseline.answers.features import FEATURES, Candidate
+    from qa_baseline.metrics import normalize
+    return Candidate(text, normalize(text), "d", ("NP",), {k: f.get(k, 0.0) for k in FEATURES})
+
+
+def test_threshold_and_ratio_are_fitted():
+    groups = []
+    for i in range(20):
+        strong = i % 2 == 0  # answered questions have a strong best candidate, the others a weak one
+        e = 2.0 + i / 100 if strong else 0.2 + i / 100
+        cands = [_cand(f"a{i}", evidence=e, support=1.0), _cand(f"b{i}", evidence=e * 0.95, support=1.0),
+                 _cand(f"c{i}", evidence=e * 0.1, support=1.0)]
+        groups.append((cands, [[f"a{i}"], [f"b{i}"]] if strong else []))
+    model = rank.AnswerModel.fit(groups, "f", lists=True, learn=False)
+    assert model.ratio == 0.95  # the largest ratio with a and b (0.95 of the best) in, c (0.1) out
+    answered = [bool(model.decide(c, lists=True)[0]) for c, _ in groups]
+    assert answered == [bool(g) for _, g in groups]
+    chosen = model.decide(groups[0][0], lists=True)[0]
+    assert [c.text for c in chosen] == ["a0", "b0"]
+
+
+def test_learned_scorer_only_where_it_beats_the_rule():
+    groups = []
+    for i in range(30):  # the rule's evidence points at the wrong candidate; closeness at the right one
+        cands = [_cand(f"w{i}", evidence=1.0 + i / 100, closeness=0.1),
+                 _cand(f"r{i}", evidence=0.5 + i / 100, closeness=0.9)]
+        groups.append((cands, [[f"r{i}"]]))
+    scorer, cv = rank.choose_scorer(groups, 5)
+    assert scorer.name == "learned" and cv["learned"] == 1.0 and cv["rule"] == 0.5
+    flipped = [([c for c in cands], [[cands[0].text]]) for cands, _ in groups]
+    assert rank.choose_scorer(flipped, 5)[0].name == "rule"
+
+
+# --- the pipelines, end to end on hand-written corpora ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def en_corpus(index_root):
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index.lucene import build_bm25
+    path = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
+    build_bm25(corpus_config(path))
+    return path
+
+
+def test_openqa_end_to_end(en_corpus, tmp_path):
+    out = tmp_path / "run"
+    p = cli("run", "--task", "openqa-en", "--data", os.path.join(FIXTURES, "answers-openqa.xml"),
+            "--corpus", en_corpus, "--out", str(out), "--trace")
+    assert p.returncode == 0, p.stderr
+    lines = (out / "submission.txt").read_text(encoding="utf-8").splitlines()
+    fields = [line.split("\t") for line in lines]
+    assert [f[:3] for f in fields] == [["qa_baseline", "1", "True"], ["qa_baseline", "2", "True"],
+                                       ["qa_baseline", "3", "True"], ["qa_baseline", "4", "False"]]
+    assert fields[1][4] == "Jacksonville" and fields[2][4] == "Limp Bizkit" and fields[3][3] == "0"
+    row = json.loads((out / "row.json").read_text())
+    assert row["metrics"]["accuracy@1"] == pytest.approx(3 / 4)  # question 4 has no answer and gets none
+    assert row["metrics"]["has_answer_accuracy"] == 1.0
+    assert row["params"]["ceiling"] == {"answer_in_passages": 1.0, "answer_in_candidates": 1.0}
+    assert set(row["params"]["seconds"]) == {"retrieval", "extraction"}
+
+
+def test_qac3_follow_ups_use_the_series(en_corpus, tmp_path):
+    out = tmp_path / "run"
+    p = cli("run", "--task", "qac-3", "--data", os.path.join(FIXTURES, "answers-qac-series.tsv"),
+            "--corpus", en_corpus, "--out", str(out), "--trace")
+    assert p.returncode == 0, p.stderr
+    trace = [json.loads(line) for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert trace[1]["query"] == "Where was he born? Who is the lead singer of Limp Bizkit?"
+    sub = [line.split("\t") for line in (out / "submission.txt").read_text(encoding="utf-8").splitlines()]
+    assert sub[1][2] == "Jacksonville" and sub[2][2] == "1970"
+    row = json.loads((out / "row.json").read_text())
+    assert row["metrics"]["AFM"] == 1.0  # scored on the two follow-ups only
+
+
+def test_qac2_japanese_corpus_file(index_root, tmp_path):
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index.lucene import build_bm25
+    corpus = os.path.join(FIXTURES, "answers-corpus-ja.jsonl")
+    build_bm25(corpus_config(corpus, "ja"))  # Lucene's JapaneseAnalyzer
+    out = tmp_path / "run"
+    p = cli("run", "--task", "qac-2", "--data", os.path.join(FIXTURES, "answers-qac-ja.tsv"), "--corpus", corpus,
+            "--lang", "ja", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    sub = [line.split("\t") for line in (out / "submission.txt").read_text(encoding="utf-8").splitlines()]
+    assert sub[0][:4] == ["J1", "1", "1974年6月", "itasenpara"] and sub[1][2:4] == ["石原慎太郎", "taiyo"]
+    assert sub[3] == ["J4", "0"]  # none of its words is in the corpus: no passage, an empty list
+
+
+def test_bad_input_is_one_line(tmp_path, en_corpus):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("qid\tquestion\nQ1\tWho?\textra\n", encoding="utf-8")
+    p = cli("run", "--task", "qac-1", "--data", str(bad), "--corpus", en_corpus, "--out", str(tmp_path / "o"))
+    assert p.returncode == 2 and p.stderr.strip() == f"error: {bad}:2: expected 2 tab-separated fields as in " \
+                                                      "the header, found 3"
+    xml = tmp_path / "bomb.xml"
+    xml.write_text('<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "aaaa">]>\n<QAPair id="1"><question>&a;'
+                   '</question></QAPair>\n', encoding="utf-8")
+    p = cli("run", "--task", "openqa-en", "--data", str(xml), "--corpus", en_corpus, "--out", str(tmp_path / "o"))
+    assert p.returncode == 2 and "bomb.xml:2: DOCTYPE and entity declarations are not allowed" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+# --- real data (../shared/data) --------------------------------------------------------------------------------
+
+def test_real_qac_inputs(shared):
+    from qa_baseline.tasks.qac.formats import read_questions
+    series = read_questions(os.path.join(shared, "tasks", "qac", "task3-dev.tsv"))
+    assert len(series) == 508 and series[2].prev == ["TREC2004-1.1", "TREC2004-1.2"]
+    assert len({q.series for q in series}) == 114 and sum(1 for q in series if q.prev) == 394
+    ja = read_questions(os.path.join(shared, "tasks", "qac", "ja-task1-dev.tsv"))
+    assert len(ja) == 799
+    typed = sum(1 for q in ja if answer_type(q.question, "ja").labels)
+    assert 250 <= typed <= 400  # who/when/where/how many ... are typed, most 何 questions are not
