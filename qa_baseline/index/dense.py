@@ -3,10 +3,11 @@
 Passages (the same title + newline + passage text the BM25 index holds) are encoded in shards of
 `--shard-size` passages (length-sorted batches inside a shard) into `indexes/CORPUS/.dense-ENCODER.partial/`;
 every finished shard is saved at once, so an interrupted build resumes at the first missing shard. When
-all are done, a faiss index is built from the shards and the folder is moved to
-`indexes/CORPUS/dense-ENCODER/`: `shards/NNNNN.npy` (float32 vectors, kept on disk), `docids.jsonl`
-(id and title per row), `faiss.index` and `manifest.json` (encoder spec, dimension, passage count,
-corpus checksums, faiss type and parameters).
+all are done, a faiss index is built from the shards and the folder is put in place, in one atomic swap
+(fileio.replace_dir), as `indexes/CORPUS/dense-ENCODER/`: `shards/NNNNN.npy` (float32 vectors, kept on
+disk), `docids.jsonl` (id and title per row), `faiss.index`, `spec.json` (what the shards were encoded
+with) and `manifest.json` (encoder spec, dimension, passage count, corpus checksums, faiss type and
+parameters).
 
 faiss types (inner product of L2-normalised vectors = cosine): `flat` exact search; `hnsw` (M=32,
 efConstruction=80, efSearch=128); `ivfpq` (nlist about 4 sqrt(n), dim/8 sub-quantizers of 8 bits,
@@ -21,16 +22,16 @@ import sys
 import time
 
 import numpy as np
-from tqdm import tqdm
+from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..corpus import read_corpus
-from ..encoders import load_encoder
+from ..encoders import DEFAULTS, decides, load_encoder, resolve
 from ..errors import Problems, UserError
 from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
-from .layout import SEARCH_DEFAULTS, dense_dir, faiss_module, fingerprint, passage_text
+from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, build_lock, dense_dir, faiss_module, fingerprint, partial_dir,
+                     passage_text)
 
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
-SHARD_SIZE = 8192
 
 
 def choose_type(kind, n):
@@ -66,71 +67,101 @@ def build_faiss(kind, dim, vectors, n):
     return index
 
 
-def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True, part=(0, 1)):
-    """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles), skipping finished shards
-    and, with PART (i, m), shards whose number modulo m is not i. Holds one shard of passages and vectors in
-    memory at a time; returns the passage count."""
-    os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
-    count, shard, batch = 0, 0, []
-    bar = tqdm(desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages", disable=not progress or None,
-               mininterval=1.0)
-
-    def flush():
-        base = os.path.join(folder, "shards", f"{shard:05d}")
-        if shard % part[1] != part[0] or os.path.exists(base + ".npy"):  # finished shards are kept
-            bar.update(len(batch))
-        else:
-            vectors = encoder.encode([passage_text(p, cfg) for p in batch], bar=bar)
-            with atomic_write(base + ".jsonl") as f:
-                f.writelines(json.dumps({"id": p["id"], "title": p["title"]}, ensure_ascii=False) + "\n"
-                             for p in batch)
-            with atomic_write(base + ".npy", "wb") as f:  # written last: its presence marks the shard done
-                np.save(f, vectors)
-
+def corpus_shards(cfg, shard_size, problems):
+    """(shard number, passages) of the corpus cut into shards of SHARD_SIZE passages in corpus order: the
+    numbering every encoding route (here or on Ray) shares, so that their shards are interchangeable."""
+    shard, batch = 0, []
     for p in read_corpus(cfg, problems):
         batch.append(p)
-        count += 1
         if len(batch) == shard_size:
-            flush()
+            yield shard, batch
             shard, batch = shard + 1, []
     if batch:
-        flush()
+        yield shard, batch
+
+
+def shard_done(folder, shard):
+    return os.path.exists(os.path.join(folder, "shards", f"{shard:05d}.npy"))
+
+
+def write_shard(folder, shard, passages, vectors):
+    """Save one encoded shard: NNNNN.jsonl (id and title per row), then NNNNN.npy (float32 vectors), written
+    last so that its presence marks the shard done."""
+    base = os.path.join(folder, "shards", f"{shard:05d}")
+    with atomic_write(base + ".jsonl") as f:
+        f.writelines(json.dumps({"id": p["id"], "title": p["title"]}, ensure_ascii=False) + "\n" for p in passages)
+    with atomic_write(base + ".npy", "wb") as f:
+        np.save(f, vectors)
+
+
+def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True):
+    """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles) in this process, skipping
+    finished shards. Holds one shard of passages and vectors in memory at a time; returns the passage count.
+    (index/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
+    os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
+    count = 0
+    bar = tqdm(desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages", disable=not progress or None,
+               mininterval=1.0)
+    for shard, batch in corpus_shards(cfg, shard_size, problems):
+        count += len(batch)
+        if shard_done(folder, shard):  # finished shards are kept
+            bar.update(len(batch))
+        else:
+            write_shard(folder, shard, batch, encoder.encode([passage_text(p, cfg) for p in batch], bar=bar))
     bar.close()
     return count
 
 
 def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE, on_bad_record="stop",
-                force=False, root=None, part=None):
+                force=False, root=None, encode=None):
     """Build (or find up to date, or resume) the dense index of a corpus with an encoder; returns its folder.
-    PART (i, m): only encode every m-th shard starting at i (one machine's share) and stop before faiss."""
+    ENCODE: what encodes the shards, with encode_shards's arguments and result (default: encode_shards).
+    The build holds the folder's lock (a second build of it waits: both would write the same .partial
+    folder) and first removes what killed builds left (layout.build_lock)."""
     if faiss_type not in FAISS_TYPES:
         raise UserError(f"unknown faiss type {faiss_type!r}; known: {', '.join(FAISS_TYPES)}")
     if shard_size < 1:
         raise UserError(f"--shard-size must be at least 1, not {shard_size}")
+    name, encoder_cfg = resolve(encoder_name or DEFAULTS[cfg["lang"]])
+    final = dense_dir(cfg, name, root)
+    old = read_json(os.path.join(final, "manifest.json"))
+    if not force and old.get("faiss", {}).get("requested") == faiss_type and not os.path.isdir(partial_dir(final)) \
+            and old.get("fingerprint") == fingerprint(cfg, encoder=decides(name, encoder_cfg, old.get("dim")),
+                                                      shard_size=shard_size)[0]:
+        print(f"{final}: up to date", file=sys.stderr)  # known without loading the model
+        return final
     encoder = load_encoder(encoder_name, cfg["lang"])
+    with build_lock(dense_dir(cfg, encoder.name, root)):
+        return _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, root, encode)
+
+
+def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, root, encode):
     final = dense_dir(cfg, encoder.name, root)
     fp, sources = fingerprint(cfg, encoder=encoder.decides(), shard_size=shard_size)
     old = read_json(os.path.join(final, "manifest.json"))
+    work = partial_dir(final)
+    spec = os.path.join(work, "spec.json")
     if not force and old.get("fingerprint") == fp and old.get("faiss", {}).get("requested") == faiss_type:
+        if os.path.isdir(work) and read_json(spec).get("fingerprint") in (fp, None):  # of no further use
+            shutil.rmtree(work, ignore_errors=True)
+            print(f"{work}: removed (left by a build of the index that is now complete)", file=sys.stderr)
         print(f"{final}: up to date", file=sys.stderr)
         return final
-    work = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.partial")
-    if force or read_json(os.path.join(work, "spec.json")).get("fingerprint") != fp:
+    if force or read_json(spec).get("fingerprint") != fp:
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         os.chmod(work, 0o777 & ~UMASK)
-        write_json(os.path.join(work, "spec.json"), {"fingerprint": fp})
-    elif done := len(shard_files(work)):
-        print(f"{work}: resuming after {done} finished shards", file=sys.stderr)
+        write_json(spec, {"fingerprint": fp, "shard_size": shard_size})  # kept: a killed build resumes by it
+    else:
+        for stale in glob.glob(os.path.join(work, ".*.tmp")) + glob.glob(os.path.join(work, "shards", ".*.tmp")):
+            os.remove(stale)  # a file a killed build was writing (fileio.atomic_write)
+        if done := len(shard_files(work)):
+            print(f"{work}: resuming after {done} finished shards", file=sys.stderr)
     started = time.time()
     problems = Problems(on_bad_record)
-    count = encode_shards(cfg, encoder, work, shard_size, problems, part=part or (0, 1))
+    count = (encode or encode_shards)(cfg, encoder, work, shard_size, problems)
     if problems.count:
         print(problems.summary(), file=sys.stderr)
-    if part:
-        print(f"{work}: part {part[0]} of {part[1]} encoded; gather the shards/ folders of all parts here and "
-              "run the same command without --part to build the index", file=sys.stderr)
-        return work
     if count == 0:
         raise UserError(f"corpus {cfg['name']}: no passages to encode")
     encode_s = time.time() - started
@@ -143,7 +174,6 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
     print(f"building the faiss {kind} index over {count} vectors", file=sys.stderr)
     index = build_faiss(kind, encoder.dim, lambda: (np.load(p) for p in files), count)
     faiss_module().write_index(index, os.path.join(work, "faiss.index"))
-    os.remove(os.path.join(work, "spec.json"))
     write_json(os.path.join(work, "manifest.json"), {
         "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp, "passages": count,
         "skipped_bad_records": problems.count, "encoder": encoder.spec(), "dim": encoder.dim, "shard_size": shard_size,

@@ -1,0 +1,254 @@
+"""Dense encoding on a Ray cluster (the optional `scale` extra): `python -m qa_baseline.index --corpus NAME
+--dense ENCODER --ray [auto|ADDRESS]`. BM25 builds on Ray are in merge.py.
+
+`ray_encoder(...)` returns a drop-in for dense.encode_shards, so a Ray build shares everything else with a
+local one: the fingerprint, the `.partial` folder, the shard numbering (dense.corpus_shards), the shard files
+(dense.write_shard), the faiss build and the manifest; a build interrupted on Ray resumes locally or on Ray
+at the missing shards, and the result equals a local build (tests/test_scale.py).
+  1. Before any work: the encoder is loaded once on every node that can host an encoding actor (a Ray task
+     pinned to the node); a node without the encoder's package or model, or whose encoder differs from this
+     machine's (Encoder.decides), stops the build with one error line naming the node.
+  2. The corpus is a Ray Dataset (CorpusSource): one read task on this machine's node (where the corpus files
+     are) streams the shards still to encode, one row (and one block) per shard.
+  3. `map_batches` with an actor pool (ShardEncoder) encodes them, a shard per call: each actor loads the
+     encoder once; one GPU per actor when the cluster has GPUs (QA_BASELINE_DEVICE=cuda in the actor), else
+     `cpus` CPUs per actor (as many threads); pool size `actors` (default: one per GPU, else one per `cpus`
+     CPUs of the cluster).
+  4. This process writes each shard as it comes back (in any order); Ray restarts a killed actor and retries
+     its shard (Ray Data's actor pools retry without limit), and a job killed outright resumes on the next
+     run at the missing shards.
+Nothing but the corpus files needs to be on this machine only: vectors come back through Ray's object store,
+so the workers need no shared file system, just the same project and encoder installed (`make install`,
+`pip install ".[scale]"`)."""
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+import ray
+from ray.data import ActorPoolStrategy, DataContext
+from ray.data.block import BlockMetadata
+from ray.data.datasource import Datasource, ReadTask
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from ..config import known_encoders
+from ..encoders import load_encoder
+from ..errors import Problems, UserError
+from ..progress import tqdm
+from .dense import corpus_shards, shard_done, write_shard
+from .layout import passage_text
+
+GPU_BATCH = 256  # texts per forward pass on a GPU (CPU actors use the encoder's own, as a local build does)
+
+
+def connect(address="auto"):
+    """Ray, connected: `auto` joins the cluster in RAY_ADDRESS or the one `ray start` runs on this machine, else
+    starts a local one; any other ADDRESS (HOST:PORT, ray://HOST:PORT) joins that cluster."""
+    import logging
+    if not ray.is_initialized():
+        try:
+            ray.init(address=None if address == "auto" else address, logging_level=logging.ERROR,
+                     include_dashboard=False)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            raise UserError(f"cannot connect to Ray at {address}: {str(e).splitlines()[0]} (start a cluster with "
+                            "`ray start --head`, or give --ray auto to run on this machine)") from None
+    logging.getLogger("ray.data").setLevel(logging.ERROR)  # our own progress line says what Ray Data would
+    ctx = DataContext.get_current()
+    ctx.enable_progress_bars = ctx.print_on_execution_start = ctx.enable_auto_log_stats = False
+    return ray
+
+
+def worker_env(device, threads, extra=None):
+    """Environment of the encoding actors: this machine's qa_baseline and Hugging Face settings, the device
+    and the threads of each actor, then EXTRA."""
+    keep = {k: v for k, v in os.environ.items() if k.startswith("QA_BASELINE_") or k.endswith("_OFFLINE")}
+    return {"HF_HUB_DISABLE_PROGRESS_BARS": "1", **keep, "QA_BASELINE_DEVICE": device,  # no bar per actor
+            "QA_BASELINE_THREADS": str(threads), **(extra or {})}
+
+
+def plan(actors=None, cpus=1):
+    """(actors, resources per actor, device) on this cluster: one GPU per actor when it has GPUs, else CPUS."""
+    total = ray.cluster_resources()
+    if cpus < 1:
+        raise UserError(f"--ray-cpus must be at least 1, not {cpus}")
+    if total.get("GPU", 0) >= 1:
+        gpus = int(total["GPU"])
+        if actors and actors > gpus:
+            raise UserError(f"--ray-actors {actors}: the Ray cluster has {gpus} GPUs (one per actor)")
+        return actors or gpus, {"num_gpus": 1, "num_cpus": cpus}, "cuda"
+    have = int(total.get("CPU", 0))
+    if have < cpus or (actors and actors * cpus > have):
+        raise UserError(f"--ray-actors {actors or 1} x --ray-cpus {cpus}: the Ray cluster has {have} CPUs")
+    return actors or have // cpus, {"num_cpus": cpus}, "cpu"
+
+
+def encoder_source(encoder):
+    """What loads ENCODER on another machine: its config name, else its folder or model id."""
+    return encoder.name if encoder.name in known_encoders() else encoder.cfg["model"]
+
+
+def probe(source, lang):
+    """Load the encoder here (a Ray task on one node): {"decides", "spec"} or {"error"}."""
+    try:
+        encoder = load_encoder(source, lang)
+        return {"decides": encoder.decides(), "spec": encoder.spec()}
+    except UserError as e:
+        return {"error": str(e)}
+
+
+def first_line(e):
+    cause = getattr(e, "cause", None)
+    return str(cause if cause is not None else e).strip().splitlines()[-1 if cause is None else 0]
+
+
+def preflight(encoder, lang, resources, env):
+    """Load the encoder on every node that can host an actor, before any work; a UserError naming the node
+    when one cannot load it or loads another model. Returns the nodes' encoder specs (Encoder.spec: with
+    the engine's precision and versions there, e.g. fp16 on GPUs)."""
+    kind = "GPU" if resources.get("num_gpus") else "CPU"
+    need = resources.get("num_gpus") or resources["num_cpus"]
+    nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get(kind, 0) >= need]
+    task = ray.remote(probe)
+    refs = {n["NodeManagerAddress"]: task.options(
+        **resources, max_retries=0, runtime_env={"env_vars": env},
+        scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(encoder_source(encoder), lang)
+        for n in nodes}
+    expected, specs = encoder.decides(), []
+    for node, ref in refs.items():
+        try:
+            result = ray.get(ref)
+        except ray.exceptions.RayError as e:
+            raise UserError(f"Ray node {node}: cannot load encoder {encoder.name}: {first_line(e)} (install the "
+                            "project on every node: make install; pip install '.[scale]')") from None
+        if "error" in result:
+            raise UserError(f"Ray node {node}: {result['error']}")
+        if result["decides"] != expected:
+            differ = sorted(k for k in {*expected, *result["decides"]} if expected.get(k) != result["decides"].get(k))
+            raise UserError(f"Ray node {node}: encoder {encoder.name} differs from this machine's ({', '.join(differ)}); "
+                            "install the same model and packages on every node")
+        specs.append(result["spec"])
+    return specs
+
+
+class Tally:
+    """A Ray actor that keeps what the read task counted (passages, shards, bad records) for the driver."""
+
+    def __init__(self):
+        self.counts = None
+
+    def put(self, counts):
+        self.counts = counts
+
+    def get(self):
+        return self.counts
+
+
+class CorpusSource(Datasource):
+    """The corpus as a Ray Dataset: one read task, on the driver's node (where the corpus files are), reads it
+    with the local reader (same passages, numbering and bad-record policy as a local build) and yields one
+    row per shard still to encode: shard, ids, titles, texts (passage_text), the last three as lists."""
+
+    def __init__(self, cfg, shard_size, done, policy, tally):
+        super().__init__()
+        self.cfg, self.shard_size, self.done, self.policy, self.tally = cfg, shard_size, done, policy, tally
+
+    @property
+    def supports_distributed_reads(self):
+        return False  # read on the driver's node
+
+    def estimate_inmemory_data_size(self):
+        return None
+
+    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+        meta = BlockMetadata(num_rows=None, size_bytes=None, input_files=None, exec_stats=None)
+        return [ReadTask(self.read, meta, per_task_row_limit=per_task_row_limit)]
+
+    def read(self):
+        problems = Problems(self.policy)
+        passages = shards = 0
+        for shard, batch in corpus_shards(self.cfg, self.shard_size, problems):
+            passages, shards = passages + len(batch), shards + 1
+            if shard not in self.done:
+                yield pa.table({"shard": [shard], "ids": [[p["id"] for p in batch]],
+                                "titles": [[p["title"] for p in batch]],
+                                "texts": [[passage_text(p, self.cfg) for p in batch]]})
+        ray.get(self.tally.put.remote({"passages": passages, "shards": shards, "skipped": problems.count,
+                                       "examples": problems.examples}))
+
+
+class ShardEncoder:
+    """The map_batches actor: loads the encoder once, then encodes the shards of each batch (one row per
+    shard), each as a local build encodes it (Encoder.encode over the whole shard); returns shard, ids,
+    titles and the float32 vectors as bytes."""
+
+    def __init__(self, source, lang, batch_size=None):
+        self.encoder = load_encoder(source, lang)
+        self.batch_size = batch_size
+
+    def __call__(self, batch):
+        vectors = [self.encoder.encode(texts, batch_size=self.batch_size).tobytes()
+                   for texts in batch["texts"].to_pylist()]
+        return pa.table({"shard": batch["shard"], "ids": batch["ids"], "titles": batch["titles"],
+                         "vectors": pa.array(vectors, type=pa.large_binary())})
+
+
+def ray_error(e):
+    """A UserError raised on a worker (a bad corpus record), found inside Ray's wrappers; else None."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, UserError) and not isinstance(e, ray.exceptions.RayError):
+            return UserError(str(e))
+        e = getattr(e, "cause", None) or e.__cause__ or e.__context__
+    return None
+
+
+def ray_encoder(address="auto", actors=None, cpus=1, env=None, actor=ShardEncoder):
+    """A drop-in for dense.encode_shards that encodes on Ray (see the module's docstring). ADDRESS: the
+    cluster (connect); ACTORS: pool size; CPUS: CPUs (threads) per CPU actor; ENV: more environment for the
+    workers; ACTOR: the map_batches class (ShardEncoder)."""
+
+    def encode(cfg, encoder, folder, shard_size, problems, progress=True):
+        connect(address)
+        size, resources, device = plan(actors, cpus)
+        env_vars = worker_env(device, cpus, env)
+        specs = preflight(encoder, cfg["lang"], resources, env_vars)
+        nodes = len(specs)
+        if specs and specs[0] != encoder.spec():  # the manifest names the engine that made the vectors
+            encoder.spec = lambda: specs[0]
+        os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
+        done = {int(f[:-len(".npy")]) for f in os.listdir(os.path.join(folder, "shards")) if f.endswith(".npy")}
+        print(f"Ray: encoding with {size} {device.upper()} actor{'s' * (size > 1)} on {nodes} node"
+              f"{'s' * (nodes > 1)} ({resources}); {len(done)} shards already done", file=sys.stderr)
+        tally = ray.remote(num_cpus=0)(Tally).remote()
+        # a block per shard: Ray Data would otherwise pack the read's rows into blocks of up to 128 MB, and a
+        # block goes to one actor; then a shard per call (batch_size=1 row), on whichever actor is free
+        DataContext.get_current().target_max_block_size = 1
+        ds = ray.data.read_datasource(CorpusSource(cfg, shard_size, done, problems.policy, tally), num_cpus=0)
+        ds = ds.map_batches(actor, fn_constructor_args=(encoder_source(encoder), cfg["lang"],
+                                                        GPU_BATCH if device == "cuda" else None),
+                            batch_size=1, batch_format="pyarrow", compute=ActorPoolStrategy(size=size),
+                            runtime_env={"env_vars": env_vars}, **resources)
+        bar = tqdm(desc=f"encoding {cfg['name']} ({encoder.name}, Ray)", unit=" passages",
+                   disable=not progress or None, mininterval=1.0)
+        try:
+            for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+                for row in batch.to_pylist():
+                    if not shard_done(folder, row["shard"]):  # a retried shard may come twice
+                        vectors = np.frombuffer(row["vectors"], dtype=np.float32).reshape(len(row["ids"]), -1)
+                        write_shard(folder, row["shard"], [{"id": i, "title": t} for i, t in
+                                                           zip(row["ids"], row["titles"])], vectors)
+                    bar.update(len(row["ids"]))
+        except Exception as e:
+            raise ray_error(e) or e
+        finally:
+            bar.close()
+        counts = ray.get(tally.get.remote())
+        problems.count, problems.examples = counts["skipped"], counts["examples"]
+        missing = [s for s in range(counts["shards"]) if not shard_done(folder, s)]
+        if missing:
+            raise UserError(f"Ray finished without shards {', '.join(map(str, missing[:10]))} of {folder}; run the "
+                            "same command again to encode the missing shards")
+        return counts["passages"]
+
+    return encode
