@@ -18,17 +18,23 @@ def shared():
     return SHARED
 
 
+def session_folder(tmp_path_factory, variable, name):
+    """A fresh temporary folder NAME in the environment variable VARIABLE while the fixture lives (a generator
+    for a session fixture: yields the folder, then puts the variable back)."""
+    root = str(tmp_path_factory.mktemp(name))
+    old = os.environ.get(variable)
+    os.environ[variable] = root
+    yield root
+    if old is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = old
+
+
 @pytest.fixture(scope="session")
 def index_root(tmp_path_factory):
     """Indexes built by tests go to a temporary folder, never to indexes/."""
-    root = str(tmp_path_factory.mktemp("indexes"))
-    old = os.environ.get("QA_BASELINE_INDEXES")
-    os.environ["QA_BASELINE_INDEXES"] = root
-    yield root
-    if old is None:
-        os.environ.pop("QA_BASELINE_INDEXES", None)
-    else:
-        os.environ["QA_BASELINE_INDEXES"] = old
+    yield from session_folder(tmp_path_factory, "QA_BASELINE_INDEXES", "indexes")
 
 
 @pytest.fixture(scope="session")

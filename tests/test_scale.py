@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, cli
+from conftest import FIXTURES, cli, session_folder
 from qa_baseline import jvm
 from qa_baseline.config import corpus_config
 from qa_baseline.encoders import load_encoder, model_checksum
@@ -33,14 +33,7 @@ QUERIES = ["cat", "green field", "the moon orbits the earth", "iron metal magnet
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory):
     """A fresh ONNX export cache for the session (set before Ray starts, so that its workers share it)."""
-    root = str(tmp_path_factory.mktemp("cache"))
-    old = os.environ.get("QA_BASELINE_CACHE")
-    os.environ["QA_BASELINE_CACHE"] = root
-    yield root
-    if old is None:
-        os.environ.pop("QA_BASELINE_CACHE", None)
-    else:
-        os.environ["QA_BASELINE_CACHE"] = old
+    yield from session_folder(tmp_path_factory, "QA_BASELINE_CACHE", "cache")
 
 
 @pytest.fixture(scope="session")
