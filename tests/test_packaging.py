@@ -129,7 +129,8 @@ def test_make_baseline_reuses_an_up_to_date_row(tmp_path):
         path.write_text("x\n")
         shifted = now + {"installed": 0, "vital": 1, "data.csv": 1, "baseline.tsv": 100}[name]
         os.utime(path, (shifted, shifted))
-    make = ["make", "-n", "baseline", f"STAMP={files['installed']}", f"VITAL={files['vital']}",
+    make = ["make", "--no-print-directory", "-n", "baseline",  # also inside `make test` (MAKELEVEL > 0)
+            f"STAMP={files['installed']}", f"VITAL={files['vital']}",
             f"BASELINE={files['baseline.tsv']}", f"MCQA_EN_DATA={files['data.csv']}", f"INDEXES={tmp_path}"]
     fresh = subprocess.run(make, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert fresh.returncode == 0 and fresh.stdout.splitlines() == [f"cat {files['baseline.tsv']}"]
