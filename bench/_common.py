@@ -67,7 +67,7 @@ def run_child(argv, env=None, cwd=PROJECT, check=True):
 
 def task_settings(task_id):
     """(Task, its Settings, default data file) as `python -m qa_baseline.run --task TASK_ID` makes them: the
-    Settings defaults, then configs/tasks/TASK_ID.yaml; the first existing file of its `data`."""
+    Settings defaults, then the task config TASK_ID.yaml; the first existing file of its `data`."""
     from qa_baseline import tasks
     from qa_baseline.config import task_config
     from qa_baseline.run import default_data

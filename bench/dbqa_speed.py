@@ -6,7 +6,7 @@ pair of the file, as `python -m qa_baseline.run --task dbqa` does; the set-up (m
 also its fit on en-wikiqa-train.tsv, 8,672 pairs) is timed apart and not in pairs/s. The JVM (Lucene's
 English analyzer) is started before any timing. Median of --repeats passes.
 
-Run: .venv/bin/python bench/dbqa_speed.py [--repeats 3] [--rerankers bm25,overlap,dense,cross,learned]
+Run: .venv/bin/python bench/dbqa_speed.py [--repeats 3] [--rankers bm25,overlap,dense,cross,learned]
 """
 import argparse
 import os
@@ -23,7 +23,7 @@ from qa_baseline.tasks.dbqa import formats
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3, help="timed passes per reranker; median reported (default 3)")
-    ap.add_argument("--rerankers", default=",".join(RANKERS), help="comma-separated (default: all)")
+    ap.add_argument("--rankers", default=",".join(RANKERS), help="comma-separated (default: all)")
     args = ap.parse_args()
     folder = data_dir("tasks", "dbqa")
     dev, train = (formats.read(os.path.join(folder, f"en-wikiqa-{part}.tsv")) for part in ("dev", "train"))
@@ -32,7 +32,7 @@ def main():
     print(f"en-wikiqa-dev: {len(dev)} questions, {pairs} pairs; learned fitted on en-wikiqa-train "
           f"({sum(len(g.texts) for g in train)} pairs); {load_info()}", flush=True)
     rows = []
-    for name in args.rerankers.split(","):
+    for name in args.rankers.split(","):
         setup, scoring = [], []
         for r in range(args.repeats):
             t0 = time.perf_counter()

@@ -166,7 +166,7 @@ def main():
     if args.answer_only and not args.keep:
         sys.exit("bench: --answer-only needs --keep DIR of an earlier run")
     sizes = sorted({int(s) for s in args.sizes.split(",")})
-    work = args.keep or tempfile.mkdtemp(prefix="bench-kb-", dir="/tmp")
+    work = args.keep or tempfile.mkdtemp(prefix="bench-kb-")
     os.makedirs(work, exist_ok=True)
     try:
         print(f"{load_info()}; KBs in {work}", flush=True)

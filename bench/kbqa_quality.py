@@ -78,7 +78,7 @@ def main():
     kb = os.path.join(folder, "nlpcc-kbqa-mini.kb")
     test = os.path.join(folder, "nlpcc-iccpol-2016.kbqa.testing-data")
     train = os.path.join(folder, "nlpcc-iccpol-2016.kbqa.training-data")
-    work = tempfile.mkdtemp(prefix="bench-kbqa-", dir="/tmp")
+    work = tempfile.mkdtemp(prefix="bench-kbqa-")
     env = {"QA_BASELINE_INDEXES": os.path.join(work, "indexes"), "QA_BASELINE_PROGRESS": "off"}
     try:
         if args.limit:

@@ -1,5 +1,5 @@
-"""Configuration: one YAML per task (configs/tasks), per corpus (configs/corpora) and per encoder
-(configs/encoders).
+"""Configuration: one YAML per task (qa_baseline/configs/tasks), per corpus (…/corpora) and per encoder
+(…/encoders).
 
 The configs ship inside the package (qa_baseline/configs/, also in a wheel). A config of the same kind and name
 in a folder of $QA_BASELINE_CONFIGS (several separated by `:`) or in ./configs of the current folder takes
@@ -62,7 +62,7 @@ def _load(kind, name):
 
 
 def task_config(task_id):
-    """The settings of configs/tasks/TASK_ID.yaml ({} when there is none): `data` (default data files) and
+    """The settings of the task config TASK_ID.yaml ({} when there is none): `data` (default data files) and
     values of the task's Settings fields."""
     if config_path("tasks", task_id) is None:
         return {}

@@ -1,7 +1,7 @@
 """Text encoders, all offline: bi-encoders (text -> L2-normalised float32 vector) for dense retrieval and
 dense reranking, and the cross-encoder ((question, passage) -> relevance logit) for reranking.
 
-An encoder is named by a config in configs/encoders/NAME.yaml (`kind`, `model`, options), by a local
+An encoder is named by a config in qa_baseline/configs/encoders/NAME.yaml (`kind`, `model`, options), by a local
 folder (a sentence-transformers folder, or a folder with model.onnx + tokenizer.json) or by a
 sentence-transformers model id already in the local Hugging Face cache. Kinds:
   sentence-transformers  SentenceTransformer(folder or id), on the CPU (QA_BASELINE_DEVICE=cuda: a GPU); with
@@ -146,7 +146,7 @@ class STEncoder(Encoder):
         import torch
         torch.set_num_threads(threads())
         try:
-            self.model = SentenceTransformer(cfg["path"], device=os.environ.get("QA_BASELINE_DEVICE", "cpu"),
+            self.model = SentenceTransformer(cfg["path"], device=device(),
                                              local_files_only=True)
         except (OSError, ValueError) as e:
             raise UserError(f"encoder {name}: cannot load {cfg['model']} offline ({str(e).splitlines()[0]}); "

@@ -40,7 +40,7 @@ MIN_GEO_MEAN = 0.00001
 # --- reading ------------------------------------------------------------------------------------------------
 
 def read_run(path):
-    """({qid: [(docno, score, line)]}, run tag); errors name the file and line."""
+    """({qid: [(docno, score)]}, run tag); errors name the file and line."""
     run, tag = {}, None
     seen = {}
     for n, line in text_lines(path):

@@ -3,7 +3,7 @@
 One driver for every task (qa_baseline/tasks): read the input -> predict -> write the submission atomically ->
 read it back through the task's own validator -> score when the data has gold -> save and print the row
 (runs/TASK/DATA--CORPUS--VARIANT/row.json, or --out DIR). Defaults come from the task's Settings and
-configs/tasks/TASK.yaml; `--task TASK --help` lists the task's own options.
+qa_baseline/configs/tasks/TASK.yaml; `--task TASK --help` lists the task's own options.
 
 A run folder holds one run: its files are written under a lock on the folder (a second run writing there
 waits), row.json last (a folder without it holds an unfinished run), and the files an earlier run of the

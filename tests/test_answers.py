@@ -226,6 +226,17 @@ def test_bad_input_is_one_line(tmp_path, en_corpus):
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("options, message", [
+    (["--folds", "3", "--train", "SERIES"], "--train and --folds do not go together: fit on a training file or "
+                                            "cross-fit on --data"),
+    (["--folds", "9"], "--folds needs 2 <= K <= the number of questions (3), not 9")])
+def test_fitting_options_are_refused_before_any_parsing(en_corpus, tmp_path, options, message):
+    series = os.path.join(FIXTURES, "answers-qac-series.tsv")
+    p = cli("run", "--task", "qac-3", "--data", series, "--corpus", en_corpus, "--out", str(tmp_path / "o"),
+            *[series if o == "SERIES" else o for o in options])
+    assert p.returncode == 2 and p.stderr.strip() == f"error: {message}"  # one line, no parsing progress before it
+
+
 # --- real data (../shared/data) --------------------------------------------------------------------------------
 
 def test_real_qac_inputs(shared):

@@ -329,3 +329,20 @@ def test_wtq_dev_exact_match_floor(shared):
     loaded = collection.load(sorted({ds for _, _, ds in items}))
     em = sum(exact_match(answer(q, loaded[ds][0]).text, gold[qid]) for qid, q, ds in items) / len(items)
     assert em >= 0.45, em
+
+
+def test_a_damaged_xlsx_sheet_is_a_data_file_error():
+    """A workbook whose sheet XML is cut short: a DataFileError (the run warns and goes on), not a traceback."""
+    import zipfile
+    import openpyxl
+    book, good, bad = openpyxl.Workbook(), io.BytesIO(), io.BytesIO()
+    book.active.append(["City", "Population"])
+    book.active.append(["Tokyo", 13510000])
+    book.save(good)
+    with zipfile.ZipFile(io.BytesIO(good.getvalue())) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            dst.writestr(item, data[:len(data) // 2] if item.filename == "xl/worksheets/sheet1.xml" else data)
+    assert read_tables("t.xlsx", good.getvalue())[0].rows  # the intact workbook reads
+    with pytest.raises(DataFileError, match="sheet 'Sheet' is not readable"):
+        read_tables("t.xlsx", bad.getvalue())

@@ -32,7 +32,7 @@ def test_run_and_score_list_the_same_registered_ids():
 def test_every_task_declares_its_measures_and_reads_its_config(task_id):
     task = tasks.get(task_id)
     assert task.id == task_id and task.measures
-    assert all(metrics.measure(m).name == m for m in task.measures)  # every measure declared once, by name
+    assert set(task.measures) <= set(metrics.MEASURES) and task.main_measure in task.measures  # declared by name
     settings = make_settings(task.Settings, {k: v for k, v in task_config(task_id).items() if k != "data"}, {})
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.trace = True
@@ -45,6 +45,11 @@ def test_settings_merge_defaults_then_config_then_command_line():
     assert (merged.corpus, merged.n, merged.k1) == ("vital-en", 1, 0.9)
     with pytest.raises(UserError, match="unknown setting .reranker"):
         make_settings(task.Settings, {"reranker": "bm25"}, {})  # another task's setting
+    with pytest.raises(UserError, match=r"x.yaml: setting 'n' is '3'; it must be of type int"):
+        make_settings(task.Settings, {"n": "3"}, {}, "x.yaml")  # a YAML value of the wrong type
+    with pytest.raises(UserError, match="setting 'retriever' is 'bm52'; it must be one of bm25"):
+        make_settings(task.Settings, {"retriever": "bm52"}, {})
+    assert make_settings(task.Settings, {"k1": 1}, {}).k1 == 1  # an int where a float is wanted is fine
 
 
 def test_a_task_sees_only_its_own_options():

@@ -4,7 +4,7 @@ candidates, timed (retrieval and extraction apart), plus the fitting of the answ
 Used by the task pipelines (tasks/openqa, tasks/qac); knows nothing of their formats."""
 import time
 
-from tqdm import tqdm
+from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import UserError
 from . import Extractor, answer_in_candidates, answer_in_passages
@@ -64,6 +64,15 @@ def ceilings(passages, cands, golds):
             "answer_in_candidates": round(sum(answer_in_candidates(c, g) for _, c, g in rows) / len(rows), 4)}
 
 
+def check_fitting(train, n_folds, questions):
+    """Refuse, before any retrieval or parsing, what fit_models could not do: --train with --folds, a K out of
+    range."""
+    if train and n_folds:
+        raise UserError("--train and --folds do not go together: fit on a training file or cross-fit on --data")
+    if n_folds and not 2 <= n_folds <= questions:
+        raise UserError(f"--folds needs 2 <= K <= the number of questions ({questions}), not {n_folds}")
+
+
 def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list, learn=True):
     """The answer model of each question and a summary for the row. TRAIN_GROUPS ([(candidates, gold)] from
     --train) fit one model for all; else N_FOLDS with DATA_GOLDS cross-fit (question i is answered by the
@@ -71,9 +80,7 @@ def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list,
     if train_groups:
         model = AnswerModel.fit(train_groups, value, lists, max_list=max_list, learn=learn)
         return [model] * len(cands), {"fitted_on": "train", **model.params()}
-    if n_folds:
-        if n_folds < 2 or len(cands) < n_folds:
-            raise UserError(f"--folds needs 2 <= K <= the number of questions ({len(cands)}), not {n_folds}")
+    if n_folds:  # check_fitting checked K
         models = [None] * len(cands)
         fitted = []
         for held in folds(len(cands), n_folds):

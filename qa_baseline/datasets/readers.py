@@ -84,7 +84,10 @@ def read_xlsx(data, source="", sheets="first"):
     tables = []
     try:
         for sheet in book.worksheets:
-            grid = [[cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+            try:  # read-only mode parses a sheet's XML while its rows are read
+                grid = [[cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+            except Exception as e:  # a damaged sheet (truncated XML, bad values): this file is unreadable
+                raise DataFileError(f"sheet {sheet.title!r} is not readable ({type(e).__name__}: {e})") from None
             table = from_grid(grid, f"{source}#{sheet.title}")
             if table:
                 tables.append(table)

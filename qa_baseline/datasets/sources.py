@@ -1,8 +1,8 @@
 """Where data files come from: a folder, or a tar archive (plain, .gz, .bz2, .xz) read member by member.
 
 Both answer `fetch(names)`: {name: bytes or DataFileError} for the data file names of the metadata, found by
-their path relative to the folder or archive root (`data/x.csv`), else by their file name alone when exactly
-one file has it. A tar archive is streamed once per `fetch`, nothing is unpacked to disk, and only the
+their path relative to the folder or archive root (`data/x.csv`), else by their file name alone: in an
+archive when exactly one member has it, in a folder at the folder's top level. A tar archive is streamed once per `fetch`, nothing is unpacked to disk, and only the
 members asked for are read into memory. A name (in the metadata or in the archive) that is absolute or climbs
 out of its root with `..` is refused, as is a member that is not a regular file (links, devices)."""
 import os

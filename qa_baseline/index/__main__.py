@@ -6,12 +6,10 @@ ENCODER` and for the encoders the corpus config lists under `dense:` (unless `--
 skipped when its index is up to date. `--ray [auto|ADDRESS]` builds on a Ray cluster (the `scale` extra): BM25
 in parallel tasks merged into one index (`index/merge.py`), dense vectors by an actor pool (`index/distributed.py`)."""
 import argparse
-import sys
 
 from ..analysis import ANALYZERS
 from ..config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from ..errors import UserError, cli
-from .layout import bm25_dir, read_manifest
 from .lucene import build_bm25
 
 
@@ -30,12 +28,13 @@ def parser():
     ap.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")
     dense = ap.add_mutually_exclusive_group()
     dense.add_argument("--dense", nargs="?", const="", metavar="ENCODER",
-                       help="also build a dense index with ENCODER (a configs/encoders name, model folder or cached "
+                       help="also build a dense index with ENCODER (an encoder config name, model folder or cached "
                             "model id; without a name: the corpus config's first `dense` encoder, else the "
                             "language's default). The encoders a corpus config lists under `dense` are built too")
     dense.add_argument("--no-dense", action="store_true",
                        help="build BM25 only, not the dense indexes the corpus config lists")
-    ap.add_argument("--faiss", default="auto", help="faiss index type: auto (default), flat, hnsw, ivfpq")
+    ap.add_argument("--faiss", default="auto", choices=("auto", "flat", "hnsw", "ivfpq"),
+                    help="faiss index type (default auto: by size)")
     ap.add_argument("--shard-size", type=int, help="passages per encoded shard (default 8192)")
     ap.add_argument("--ray", nargs="?", const="auto", metavar="auto|ADDRESS",
                     help="build on a Ray cluster (needs pip install '.[scale]'): BM25 in parallel tasks merged into one "
@@ -85,6 +84,15 @@ def main(argv=None):
         raise UserError("give --corpus NAME|PATH (a passage index) or --kb FILE (a KB store)")
     if args.mention2id and not args.kb:
         raise UserError("--mention2id goes with --kb FILE")
+    if args.threads is not None and args.threads < 1:
+        raise UserError(f"--threads must be at least 1, not {args.threads}")
+    if args.shard_size is not None and args.shard_size < 1:
+        raise UserError(f"--shard-size must be at least 1, not {args.shard_size}")
+    if args.kb and not args.corpus:
+        unused = [o for o, v in (("--ray", args.ray), ("--dense", args.dense is not None), ("--analyzer", args.analyzer),
+                                 ("--lang", args.lang), ("--faiss", args.faiss != "auto")) if v]
+        if unused:
+            raise UserError(f"{unused[0]} goes with --corpus (a passage index), not with --kb alone")
     if args.kb:
         from ..kb.store import build_kb
         build_kb(args.kb, args.mention2id, args.on_bad_record, args.force)
@@ -96,12 +104,7 @@ def main(argv=None):
         if not encoders:
             continue
         from .dense import SHARD_SIZE, build_dense  # numpy, faiss and the encoders only when needed
-        passages = read_manifest(bm25_dir(cfg, args.analyzer)).get("passages")
         for encoder in encoders:
-            if passages:
-                print(f"dense index of {cfg['name']} with {encoder or 'the default encoder'}: {passages:,} passages "
-                      f"to encode (384-d float32: {passages * 384 * 4 / 2**20:,.0f} MB of vectors; on 2 CPU cores "
-                      "MiniLM encodes about 38 passages/s); --no-dense skips it", file=sys.stderr)
             build_dense(cfg, encoder, args.faiss, args.shard_size or SHARD_SIZE, args.on_bad_record, args.force,
                         encode=encode)
 

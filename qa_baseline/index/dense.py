@@ -28,8 +28,8 @@ from ..corpus import read_corpus
 from ..encoders import DEFAULTS, decides, load_encoder, resolve
 from ..errors import Problems, UserError
 from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
-from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, build_lock, dense_dir, faiss_module, fingerprint, partial_dir,
-                     passage_text)
+from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, dense_dir, faiss_module, fingerprint,
+                     partial_dir, passage_text, read_manifest)
 
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
 
@@ -157,6 +157,10 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
             os.remove(stale)  # a file a killed build was writing (fileio.atomic_write)
         if done := len(shard_files(work)):
             print(f"{work}: resuming after {done} finished shards", file=sys.stderr)
+    if passages := read_manifest(bm25_dir(cfg)).get("passages"):  # known when the BM25 index is built
+        print(f"{final}: {passages:,} passages to encode with {encoder.name} ({encoder.dim}-d float32: "
+              f"{passages * encoder.dim * 4 / 2**20:,.0f} MB of vectors; `index --no-dense` skips dense indexes)",
+              file=sys.stderr)
     started = time.time()
     problems = Problems(on_bad_record)
     count = (encode or encode_shards)(cfg, encoder, work, shard_size, problems)

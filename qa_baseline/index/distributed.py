@@ -108,6 +108,9 @@ def preflight(encoder, lang, resources, env):
     kind = "GPU" if resources.get("num_gpus") else "CPU"
     need = resources.get("num_gpus") or resources["num_cpus"]
     nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get(kind, 0) >= need]
+    if not nodes:
+        raise UserError(f"no node of the Ray cluster has {need} {kind}{'s' * (need > 1)} for one encoding actor "
+                        "(lower --ray-cpus)")
     task = ray.remote(probe)
     refs = {n["NodeManagerAddress"]: task.options(
         **resources, max_retries=0, runtime_env={"env_vars": env},

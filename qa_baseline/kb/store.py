@@ -31,6 +31,7 @@ from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import Problems, UserError, at
 from ..fileio import READ_ERRORS, UMASK, read_json, replace_dir, stem, write_json
+from ..index.layout import build_lock
 from .normalise import base_name, normalise, sound
 
 FORMAT = 1  # bump when the schema or the normalisation changes: stores built before are rebuilt
@@ -237,6 +238,11 @@ def build_kb(kb_path, mention2id=None, on_bad_record="stop", force=False, root=N
         if not os.path.isfile(path):
             raise UserError(f"{path}: no such file")
     folder = kb_dir(kb_path, root)
+    with build_lock(folder):  # one build of a store at a time; what killed builds left is removed first
+        return _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force)
+
+
+def _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force):
     manifest = read_json(os.path.join(folder, "manifest.json"))
     if not force and _up_to_date(manifest, paths):
         skipped = sum(manifest.get("skipped", {}).values())

@@ -1,7 +1,7 @@
 """The task registry: task id -> Task (tasks/base.py says what a task is).
 
 To add a task: write its folder tasks/NAME/ (formats, pipeline, a Task subclass in __init__.py), its defaults
-in configs/tasks/ID.yaml, and one line below. run, score and report know tasks only through this table."""
+in qa_baseline/configs/tasks/ID.yaml, and one line below. run, score and report know tasks only through this table."""
 import importlib
 
 from ..errors import UserError

@@ -3,7 +3,7 @@
 A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__init__.py) is a `Task` subclass:
   - `Settings`: a frozen dataclass of everything that changes its output. Each field is also a command-line
     option (`--name`; declared with `option(...)`); values come from the dataclass defaults, then the task's
-    YAML (configs/tasks/ID.yaml), then the command line, merged once by `make_settings`. A task sees only its
+    YAML (qa_baseline/configs/tasks/ID.yaml), then the command line, merged once by `make_settings`. A task sees only its
     own options. Tasks that retrieve passages use `RetrievalSettings` (corpus, retriever, BM25, dense, hybrid).
   - formats: `read_input` (what the pipeline may see: never gold answers), `read_gold`, `gold_for` (the
     gold of the items a run answered, None without gold), `submission_name`, `write_submission`,
@@ -61,12 +61,17 @@ class RetrievalSettings(Settings):
         return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
 
 
+def kind_of(f):
+    """The Python type of a settings field's values: float, int, bool or str."""
+    annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    return {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
+
+
 def add_options(ap, cls, exclude=()):
     """One --NAME option per command-line field of the settings class CLS (default None: not given)."""
     for f in dataclasses.fields(cls):
         if f.metadata.get("cli") and f.name not in exclude:
-            annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-            kind = {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
+            kind = kind_of(f)
             default = f" (default {f.default})" if f.default is not None and f"default {f.default}" not in \
                 f.metadata["help"] and f.metadata["help"] else ""
             if kind is bool:
@@ -85,6 +90,14 @@ def make_settings(cls, config, given, source="the task config"):
     unknown = sorted(set(config) - names)
     if unknown:
         raise UserError(f"{source}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for name, value in config.items():  # the YAML's values, checked as the command line checks its own
+        kind, choices = kind_of(fields[name]), fields[name].metadata["choices"]
+        ok = value is None or (isinstance(value, kind) and not (kind is int and isinstance(value, bool))) or \
+            (kind is float and isinstance(value, int) and not isinstance(value, bool))
+        if not ok or (choices and value is not None and value not in choices):
+            want = f"one of {', '.join(map(str, choices))}" if choices else f"of type {kind.__name__}"
+            raise UserError(f"{source}: setting {name!r} is {value!r}; it must be {want}")
     values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
     return cls(**values)
 
@@ -180,6 +193,8 @@ class Task(ABC):
             return {}
         from ..config import corpus_config
         from ..retrievers import open_retriever
+        if not settings.corpus:
+            raise UserError(f"task {self.id}: no corpus; give --corpus NAME|PATH (or `corpus:` in its task config)")
         corpus = corpus_config(settings.corpus, getattr(self, "lang", None))
         return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
 

@@ -8,7 +8,7 @@ import os
 import time
 
 from ...fileio import sha256_file
-from ...answers.stage import Stage, ceilings, fit_models, trace_record
+from ...answers.stage import Stage, ceilings, check_fitting, fit_models, trace_record
 from ..base import Prediction
 from .formats import MAX_ANSWERS, parse_pairs
 
@@ -22,6 +22,7 @@ def _golds(path):
 def predict(questions, components, settings):
     started = time.time()
     corpus = components["corpus"]
+    check_fitting(settings.train, settings.folds, len(questions))
     stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     qids = list(questions)
     texts = [questions[q] for q in qids]

@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 
 from ...answers.rank import RuleScorer, ranked
-from ...answers.stage import Stage, ceilings, fit_models, trace_record
+from ...answers.stage import Stage, ceilings, check_fitting, fit_models, trace_record
 from ...errors import UserError
 from ...fileio import sha256_file
 from ..base import Prediction
@@ -54,8 +54,7 @@ def predict(items, components, settings, task=1):
     started = time.time()
     questions = list(items.values())
     corpus = components["corpus"]
-    stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
-    passages, cands, queries, _ = _contexts(questions, stage)
+    check_fitting(settings.train, settings.folds, len(questions))
     lists = task != 1
     max_list = TASK1_MAX if task == 1 else settings.max_list
     if max_list < 1:
@@ -65,6 +64,8 @@ def predict(items, components, settings, task=1):
     golds = [data_gold[q.qid].answers if q.qid in data_gold else [] for q in questions]
     if settings.folds and not data_gold:
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
+    stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
+    passages, cands, queries, _ = _contexts(questions, stage)
     train_groups, params = None, {}
     if settings.train:
         train_q = read_questions(settings.train)
