@@ -40,7 +40,7 @@ def parser(task=None):
     ap.add_argument("--data", help="task data file (default: the task config's data)")
     ap.add_argument("--out", help="run folder for the submission, row.json and trace (default under runs/)")
     if task is not None:
-        add_options(ap.add_argument_group(f"{task.id} options"), task.Settings)
+        add_options(ap.add_argument_group(f"{task.id} options"), task.Settings, config=task_config(task.id))
     return ap
 
 

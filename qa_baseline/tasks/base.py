@@ -67,12 +67,14 @@ def kind_of(f):
     return {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
 
 
-def add_options(ap, cls, exclude=()):
-    """One --NAME option per command-line field of the settings class CLS (default None: not given)."""
+def add_options(ap, cls, exclude=(), config=None):
+    """One --NAME option per command-line field of the settings class CLS (default None: not given); the help
+    shows the default that applies: the task config's (CONFIG) where it sets one, else the field's."""
     for f in dataclasses.fields(cls):
         if f.metadata.get("cli") and f.name not in exclude:
             kind = kind_of(f)
-            default = f" (default {f.default})" if f.default is not None and f"default {f.default}" not in \
+            value = (config or {}).get(f.name, f.default)
+            default = f" (default {value})" if value is not None and f"default {value}" not in \
                 f.metadata["help"] and f.metadata["help"] else ""
             if kind is bool:
                 ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
