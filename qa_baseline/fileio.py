@@ -3,6 +3,7 @@ import bz2
 import codecs
 import contextlib
 import fcntl
+import functools
 import gzip
 import hashlib
 import json
@@ -279,9 +280,20 @@ def locked(path, busy):
         os.close(fd)
 
 
-def sha256_file(path, chunk=1 << 20):
+def sha256_file(path):
+    """The file's sha256. A file of 64 MiB or more is hashed once per process while its inode, size and
+    modification time stay the same (a run fingerprints a multi-GB KB or corpus in several places); smaller
+    ones every time (cheap, and safe from a rewrite within the clock's granularity)."""
+    st = os.stat(path)
+    if st.st_size < 64 << 20:
+        return _sha256.__wrapped__(path)
+    return _sha256(os.path.abspath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256(path, *identity):
     h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(chunk), b""):
+        for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

@@ -76,8 +76,12 @@ def main(argv=None):
         raise UserError(f"--max-errors must be at least 1, not {args.max_errors}")
     if args.submissions:
         return leaderboard(args)
-    if args.plot or args.baselines:
-        raise UserError("--plot and --baselines are for the leaderboard: give --submissions DIR|FILE ...")
+    board_only = [o for o, v in (("--plot", args.plot), ("--baselines", args.baselines), ("--measure", args.measure),
+                                 ("--resamples", args.resamples != RESAMPLES),
+                                 ("--permutations", args.permutations != PERMUTATIONS), ("--seed", args.seed != SEED))
+                  if v]
+    if board_only:
+        raise UserError(f"{board_only[0]} is for the leaderboard: give --submissions DIR|FILE ...")
     errors = Errors(args.max_errors)
     result = evaluate(tasks.get(args.task), args.gold, args.submission, errors)
     if result is None:

@@ -180,3 +180,10 @@ def test_plot(tmp_path):
     assert first.startswith(b"%PDF")
     assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(pdf)]) == 0
     assert pdf.read_bytes() == first  # no date stamp: the same figure, byte for byte
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--measure", "accuracy"], ["--baselines"]])
+def test_leaderboard_options_need_submissions(option):
+    p = cli("score", "--task", "mcqa-en", "--gold", GOLD, "--submission", GOLD, *option)
+    assert p.returncode == 2 and p.stderr.strip() == \
+        f"error: {option[0]} is for the leaderboard: give --submissions DIR|FILE ..."
