@@ -125,6 +125,9 @@ def test_ray_bm25_parts_merge_into_the_single_index(ray_local, tmp_path):
     single = build_bm25(cfg, threads=1, root=str(tmp_path / "single"))
     for q in QUERIES:
         assert lucene_scores(merged, q) == lucene_scores(single, q)
+    with open(os.path.join(merged, "anserini.log"), encoding="utf-8") as f:  # the parts' logs, kept
+        assert sorted(line for line in f if line.startswith("--- part ")) == \
+            [f"--- part {i} ({n} documents) ---\n" for i, n in enumerate((2, 2, 2))]
 
 
 class KillOnce(ShardEncoder):

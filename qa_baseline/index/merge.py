@@ -47,7 +47,7 @@ def merge_indexes(parts, out):
 
 def index_part(data, analyzer, threads):
     """A Ray task: index the JSON lines DATA (bytes) with Anserini in a temporary folder on this node;
-    returns (documents indexed, {file name: bytes} of the Lucene index)."""
+    returns (documents indexed, {file name: bytes} of the Lucene index, Anserini's log)."""
     from .lucene import run_anserini
     with tempfile.TemporaryDirectory(prefix="qa_baseline-bm25-part-") as tmp:
         docs, index = os.path.join(tmp, "docs"), os.path.join(tmp, "lucene")
@@ -60,7 +60,9 @@ def index_part(data, analyzer, threads):
             if name != "write.lock":
                 with open(os.path.join(index, name), "rb") as f:
                     files[name] = f.read()
-    return count, files
+        with open(os.path.join(tmp, "anserini.log"), encoding="utf-8", errors="replace") as f:
+            log = f.read()
+    return count, files, log
 
 
 def ray_indexer(address="auto", cpus=1, env=None):
@@ -84,7 +86,7 @@ def ray_indexer(address="auto", cpus=1, env=None):
             while pending:
                 ready, pending = ray.wait(pending, num_returns=1)
                 try:
-                    count, index_files = ray.get(ready[0])
+                    count, index_files, log = ray.get(ready[0])
                 except ray.exceptions.RayError as e:
                     from .distributed import first_line
                     raise UserError(f"Ray: indexing part {refs[ready[0]]} failed: {first_line(e)}") from None
@@ -94,6 +96,8 @@ def ray_indexer(address="auto", cpus=1, env=None):
                     with open(os.path.join(folder, name), "wb") as f:
                         f.write(data)
                 indexed += count
+                with open(os.path.join(os.path.dirname(index_dir), "anserini.log"), "a", encoding="utf-8") as f:
+                    f.write(f"--- part {refs[ready[0]]} ({count} documents) ---\n{log}")  # kept with the index
             print(f"merging {len(files)} Lucene indexes ({indexed} documents) into one", file=sys.stderr)
             merged = merge_indexes([os.path.join(parts, f"{i:05d}") for i in range(len(files))], index_dir)
         finally:
