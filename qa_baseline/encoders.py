@@ -22,14 +22,13 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import warnings
 
 import numpy as np
 
 from .config import encoder_config, known_encoders, package_path, resolve_path
 from .errors import UserError
-from .fileio import UMASK, read_json, replace_dir, sha256_file, write_json
+from .fileio import build_dir, read_json, replace_dir, sha256_file, write_json
 from .versions import dist_version
 
 DEFAULTS = {"en": "minilm", "zh": "e5-small"}  # chosen by measured dev accuracy (README, Dense retrieval)
@@ -273,8 +272,7 @@ def export_onnx(name, cfg, precision):
         meta = read_json(os.path.join(out, "export.json"))
         if meta:  # another process exported it while we waited
             return out, meta
-        tmp = tempfile.mkdtemp(dir=os.path.dirname(out), prefix=f".{key}.")
-        os.chmod(tmp, 0o777 & ~UMASK)  # a shared cache, not a private folder
+        tmp = build_dir(out)  # a shared cache, not a private folder
         try:
             meta = {**spec, "source": folder, **_export(name, folder, cfg, precision, tmp)}
             write_json(os.path.join(tmp, "export.json"), meta)

@@ -184,6 +184,16 @@ def _exchange(a, b):
     return renameat2(-100, os.fsencode(a), -100, os.fsencode(b), 2) == 0  # AT_FDCWD, RENAME_EXCHANGE
 
 
+def build_dir(final_dir):
+    """A new empty folder beside FINAL_DIR to build its next version in, named `.NAME.tmp-*` (what tidy_dir
+    removes when a killed build leaves it), with the permissions of a shared folder (mkdtemp's are private)."""
+    parent, name = os.path.split(os.path.abspath(final_dir))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=parent, prefix=f".{name}.tmp-")
+    os.chmod(tmp, 0o777 & ~UMASK)
+    return tmp
+
+
 def replace_dir(tmp_dir, final_dir):
     """Put the finished folder TMP_DIR in place as FINAL_DIR in one atomic step: TMP_DIR becomes the version
     `.NAME.v-STAMP-PID` beside FINAL_DIR, and FINAL_DIR a relative symbolic link to it, swapped in by one

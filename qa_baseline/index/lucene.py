@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
@@ -19,7 +18,7 @@ from ..versions import versions
 from ..analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..corpus import read_corpus
 from ..errors import Problems, UserError
-from ..fileio import UMASK, replace_dir, write_json
+from ..fileio import build_dir, replace_dir, write_json
 from ..javalog import java_log, show_tail
 from .layout import FORMAT, bm25_dir, build_lock, fingerprint, passage_text, read_manifest
 
@@ -83,9 +82,7 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
     if threads < 1:
         raise UserError(f"--threads must be at least 1, not {threads}")
     problems = Problems(on_bad_record)
-    os.makedirs(os.path.dirname(final), exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=os.path.dirname(final), prefix=f".{os.path.basename(final)}.tmp-")
-    os.chmod(tmp, 0o777 & ~UMASK)  # mkdtemp makes a private folder; a shared index folder should not be
+    tmp = build_dir(final)
     try:
         started = time.time()
         docs = os.path.join(tmp, "docs")

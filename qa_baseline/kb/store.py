@@ -24,14 +24,13 @@ import os
 import shutil
 import sqlite3
 import sys
-import tempfile
 import time
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import Problems, UserError, at
-from ..fileio import READ_ERRORS, UMASK, read_json, replace_dir, stem, write_json
-from ..index.layout import build_lock
+from ..fileio import READ_ERRORS, build_dir, read_json, replace_dir, sha256_file, stem, write_json
+from ..index.layout import build_lock, indexes_root
 from .normalise import base_name, normalise, sound
 
 FORMAT = 1  # bump when the schema or the normalisation changes: stores built before are rebuilt
@@ -60,10 +59,7 @@ CREATE INDEX names_tail ON names({TAIL}) WHERE length(key) >= {MIN_TYPO};
 
 def kb_dir(kb_path, root=None):
     """The store's folder: INDEXES/kb/<KB file stem>/ (INDEXES: qa_baseline.index.layout.indexes_root())."""
-    if root is None:
-        from ..index.layout import indexes_root
-        root = indexes_root()
-    return os.path.join(root, "kb", stem(kb_path))
+    return os.path.join(root or indexes_root(), "kb", stem(kb_path))
 
 
 def build_hint(kb_path, mention2id=None):
@@ -221,13 +217,8 @@ def _up_to_date(manifest, paths):
         now = _source(path)
         if now["size"] != s.get("size"):
             return False
-        if now["mtime_ns"] != s.get("mtime_ns"):
-            h = hashlib.sha256()
-            with open(path, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
-            if h.hexdigest() != s.get("sha256"):
-                return False
+        if now["mtime_ns"] != s.get("mtime_ns") and sha256_file(path) != s.get("sha256"):
+            return False
     return True
 
 
@@ -250,9 +241,7 @@ def _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force):
               (f"; {skipped} bad lines were skipped when it was built" if skipped else ""), file=sys.stderr)
         return folder
     problems = Problems(on_bad_record)
-    os.makedirs(os.path.dirname(folder), exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=os.path.dirname(folder), prefix=f".{os.path.basename(folder)}.tmp-")
-    os.chmod(tmp, 0o777 & ~UMASK)
+    tmp = build_dir(folder)
     try:
         t0 = time.perf_counter()
         sources = [_source(p) for p in paths]
