@@ -173,7 +173,8 @@ def main():
         floor = run_child([PYTHON, "-c", FLOOR]).rss_mb
         if args.answer_only:
             path = os.path.join(work, f"synthetic-{sizes[-1]}m.kb")
-            folder = os.path.join(work, "indexes", "kb", f"synthetic-{sizes[-1]}m")
+            from qa_baseline.kb.store import kb_dir
+            folder = kb_dir(path, os.path.join(work, "indexes"))
         else:
             path, folder, sample = build_all(sizes, work, floor)
         qfile = os.path.join(work, "questions.txt")

@@ -19,7 +19,7 @@ COMMANDS = {  # command -> (module, what it does); modules are imported only whe
 
 def usage():
     width = max(map(len, COMMANDS))
-    return "\n".join([f"usage: qa-baseline COMMAND [OPTIONS]   (or: python -m qa_baseline COMMAND [OPTIONS])", "",
+    return "\n".join(["usage: qa-baseline COMMAND [OPTIONS]   (or: python -m qa_baseline COMMAND [OPTIONS])", "",
                       "commands:", *(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()), "",
                       "`qa-baseline COMMAND --help` lists a command's options; --version prints the version."])
 
@@ -33,7 +33,7 @@ def main(argv=None):
         print(f"qa_baseline {__version__}")
         return 0
     if argv[0] not in COMMANDS:
-        print(f"error: unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"error: unknown command {argv[0]!r} (fix: choose one of {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[argv[0]][0])
     return module.main(argv[1:]) or 0

@@ -6,7 +6,8 @@ in a folder of $QA_BASELINE_CONFIGS (several separated by `:`) or in ./configs o
 precedence (first found wins), so users add or override configs without touching the installed package.
 Relative paths inside a config are relative to the workspace: the project root when qa_baseline runs from a
 checkout, else the current folder (runs/ and indexes/ live there too); `package:DIST/REL/PATH` names a file
-inside an installed Python distribution (found without importing it)."""
+inside an installed Python distribution (found without importing it; `package:qa_baseline/qa_baseline/...` is
+package data of qa_baseline itself)."""
 import glob
 import importlib.metadata
 import os
@@ -15,6 +16,7 @@ import yaml
 
 from . import ROOT, fileio
 from .errors import UserError
+from .hints import reinstall
 
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")  # the packaged configs
 WORKSPACE = ROOT if os.path.isfile(os.path.join(ROOT, "pyproject.toml")) else os.getcwd()
@@ -56,7 +58,8 @@ def _load(kind, name):
     required = REQUIRED[kind]
     missing = [k for k in required if k not in cfg] if isinstance(cfg, dict) else required
     if missing:
-        raise UserError(f"{path}: missing {', '.join(missing)} (see the other files in {os.path.join(CONFIGS, kind)})")
+        raise UserError(f"{path}: missing {', '.join(missing)} (fix: add {'them' if len(missing) > 1 else 'it'}, as "
+                        f"the files in {os.path.join(CONFIGS, kind)} do)")
     cfg["name"] = name
     return cfg
 
@@ -92,15 +95,18 @@ USED_DISTRIBUTIONS = set()  # distributions whose files a `package:` path resolv
 
 def resolve_path(path):
     """A config path as a real file path (a `package:` path also records its distribution as used: run rows
-    list its version, qa_baseline.versions)."""
+    list its version, qa_baseline.versions). `package:qa_baseline/qa_baseline/REL` is a file shipped inside this
+    package (package data): found beside the package wherever it runs from, a checkout or a wheel."""
     dist, rel = package_path(path)
+    if dist == "qa_baseline":
+        return os.path.join(ROOT, rel)
     if dist:
         try:
             found = str(importlib.metadata.distribution(dist).locate_file(rel))
             USED_DISTRIBUTIONS.add(dist)
             return found
         except importlib.metadata.PackageNotFoundError:
-            raise UserError(f"package {dist} is not installed (run `make install`)") from None
+            raise UserError(f"package {dist} is not installed (fix: {reinstall()})") from None
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(WORKSPACE, path))
 
 
@@ -108,20 +114,38 @@ DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language
 READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl"}
 
 
-def corpus_config(name_or_path, lang=None):
-    """A corpus config by name, or an ad-hoc one for a single corpus file."""
-    if os.path.sep in name_or_path or os.path.isfile(name_or_path):
+def corpus_config(name_or_path, lang=None, index_name=None):
+    """A corpus config by name, or an ad-hoc one for a single corpus file. The indexes of a corpus config live
+    under its name (cfg["index"]); those of a corpus file under the file's name plus a short checksum of its
+    path (index.layout.file_index_name), or INDEX_NAME (`index --name`)."""
+    if os.path.sep in name_or_path or os.path.isfile(name_or_path) or \
+            os.path.isdir(name_or_path) and not config_path("corpora", name_or_path):
         path = os.path.abspath(name_or_path)
+        if os.path.isdir(path):
+            raise UserError(f"{path}: is a folder, not a corpus file (fix: give the corpus file itself, or a "
+                            f"corpus config name: {', '.join(known_corpora())})")
         reader = next((r for s, r in READER_BY_SUFFIX.items() if path.endswith(s)), None)
         if reader is None:
-            raise UserError(f"{path}: cannot tell the corpus format; use one of "
-                            f"{', '.join(READER_BY_SUFFIX)} or a corpus config")
+            raise UserError(f"{path}: cannot tell the corpus format (fix: use one of "
+                            f"{', '.join(READER_BY_SUFFIX)} or a corpus config)")
+        from .index.layout import check_index_name, file_index_name
+        if index_name is not None:
+            check_index_name(index_name)
+            if index_name == "kb" or config_path("corpora", index_name):
+                taken = "the KB stores' folder" if index_name == "kb" else "a corpus config"
+                raise UserError(f"--name {index_name}: the name of {taken} (fix: choose another --name)")
         stem = fileio.stem(path)
-        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}],
-               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")}
+        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}], "from_file": True,
+               "index": index_name or file_index_name(path),
+               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")
+               + (f" --name {index_name}" if index_name else "")}
     else:
+        if index_name is not None:
+            raise UserError(f"--name {index_name}: corpus config {name_or_path} keeps its own name (fix: drop --name; "
+                            "it names the index of a corpus file)")
         cfg = _load("corpora", name_or_path)
         cfg["build"] = f"--corpus {name_or_path}"
+        cfg["index"] = cfg["name"]
         if lang and lang != cfg.get("lang", "en"):
             raise UserError(f"corpus {cfg['name']} is {cfg.get('lang', 'en')}, not {lang}")
     cfg.setdefault("lang", "en")

@@ -29,6 +29,7 @@ import numpy as np
 from .config import encoder_config, known_encoders, package_path, resolve_path
 from .errors import UserError
 from .fileio import build_dir, read_json, replace_dir, sha256_file, write_json
+from .hints import reinstall
 from .versions import dist_version
 
 DEFAULTS = {"en": "minilm", "zh": "e5-small"}  # chosen by measured dev accuracy (README, Dense retrieval)
@@ -54,7 +55,7 @@ def resolve(name_or_path):
         cfg = encoder_config(name_or_path)
         cfg["path"] = resolve_path(cfg["model"])
         if not os.path.exists(cfg["path"]):
-            raise UserError(f"encoder {name_or_path}: model files not found at {cfg['path']} (run `make install`)")
+            raise UserError(f"encoder {name_or_path}: model files not found at {cfg['path']} (fix: {reinstall()})")
         dist, _ = package_path(cfg["model"])
         if dist:  # the package version pins the weights
             cfg["package"] = f"{dist}=={dist_version(dist)}"
@@ -132,8 +133,15 @@ class Encoder:
 
 
 def _missing(name, package):
-    return UserError(f"encoder {name} needs the package {package} (run `make install`)")
+    return UserError(f"encoder {name} needs the package {package} (fix: {reinstall()})")
 
+
+
+def quiet_loading():
+    """No progress bar of transformers' own while a model loads (`Loading weights: 100%|...|`, from transformers
+    5): runs and logs show qa_baseline's progress lines only. Nothing is downloaded, so no bar is lost."""
+    from transformers.utils import logging as transformers_logging
+    transformers_logging.disable_progress_bar()
 
 
 class STEncoder(Encoder):
@@ -142,14 +150,15 @@ class STEncoder(Encoder):
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise _missing(name, "sentence-transformers") from None
+        quiet_loading()
         import torch
         torch.set_num_threads(threads())
         try:
             self.model = SentenceTransformer(cfg["path"], device=device(),
                                              local_files_only=True)
         except (OSError, ValueError) as e:
-            raise UserError(f"encoder {name}: cannot load {cfg['model']} offline ({str(e).splitlines()[0]}); "
-                            "give a local model folder or a model in the local cache") from None
+            raise UserError(f"encoder {name}: cannot load {cfg['model']} offline ({str(e).splitlines()[0]}) (fix: "
+                            "give a local model folder or a model in the local cache)") from None
         if cfg.get("max_length"):
             self.model.max_seq_length = int(cfg["max_length"])
         super().__init__(name, cfg)
@@ -293,6 +302,7 @@ def _export(name, folder, cfg, precision, tmp):
     print(f"encoder {name}: exporting {folder} to ONNX ({precision}), once, into {os.path.dirname(tmp)}",
           file=sys.stderr)
     torch.set_num_threads(threads())
+    quiet_loading()
     st = SentenceTransformer(folder, device="cpu", local_files_only=True,
                              model_kwargs={"attn_implementation": "eager"})  # the attention the optimizer fuses
     if cfg.get("max_length"):

@@ -7,9 +7,16 @@ class UserError(Exception):
     """Bad input or set-up that the user can fix; the message is the whole story."""
 
 
-def at(path, line, reason):
-    """A UserError located at FILE:LINE."""
-    return UserError(f"{path}:{line}: {reason}")
+class NoGold(UserError):
+    """A data file without gold answers at all (a test file): a run writes its submission and no scores. A
+    file that has gold with a malformed row is a plain UserError at FILE:LINE, never this."""
+
+
+def at(path, line, reason, fix=None):
+    """A UserError located at FILE:LINE, in the one style of every message that says how to mend the input:
+    `FILE:LINE: what (fix: how)` (LINE None: `FILE: what (fix: how)`)."""
+    where = f"{path}:{line}" if line is not None else f"{path}"
+    return UserError(f"{where}: {reason}" + (f" (fix: {fix})" if fix else ""))
 
 
 def cli(main):
@@ -35,12 +42,12 @@ class Problems:
 
     def __init__(self, policy="stop", keep=5):
         if policy not in ("stop", "skip"):
-            raise UserError(f"unknown bad-record policy {policy!r}: use stop or skip")
+            raise UserError(f"unknown bad-record policy {policy!r} (fix: use stop or skip)")
         self.policy, self.keep, self.count, self.examples = policy, keep, 0, []
 
     def report(self, path, line, reason):
         if self.policy == "stop":
-            raise at(path, line, reason + " (use --on-bad-record skip to skip such records)")
+            raise at(path, line, reason, "correct the record, or pass --on-bad-record skip to skip such records")
         self.count += 1
         if len(self.examples) < self.keep:
             self.examples.append(f"{path}:{line}: {reason}")
@@ -49,4 +56,4 @@ class Problems:
         if not self.count:
             return ""
         more = f" (first {len(self.examples)} shown)" if self.count > len(self.examples) else ""
-        return f"skipped {self.count} bad records{more}:\n  " + "\n  ".join(self.examples)
+        return f"skipped {self.count} bad record{'s' * (self.count != 1)}{more}:\n  " + "\n  ".join(self.examples)

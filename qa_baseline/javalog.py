@@ -10,6 +10,8 @@ import sys
 import tempfile
 from xml.sax.saxutils import quoteattr
 
+from .render import plural
+
 PATTERN = "%d %-5p [%t] %C{2} (%F:%L) - %m%n"
 TAIL = 20  # log lines shown when the block fails
 # the loggers Anserini's own log4j2.xml quiets, kept quiet here
@@ -74,5 +76,5 @@ def show_tail(path, n=TAIL):
     except OSError:
         return
     if lines:
-        print(f"last {len(lines)} lines of the Java log {path}:\n" + "".join("  " + line for line in lines).rstrip(),
+        print(f"last {plural(len(lines), 'line')} of the Java log {path}:\n" + "".join("  " + line for line in lines).rstrip(),
               file=sys.stderr)

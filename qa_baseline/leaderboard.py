@@ -15,12 +15,15 @@ Baselines. With --baselines [RUNS] (default runs/), every run of the task saved 
 `baseline CORPUS--VARIANT`, scored like a team; runs on other data are skipped with a note.
 
 Ranking and statistics (qa_baseline/significance.py). Entries are ordered by the ranking measure (--measure;
-default the task's main one: its `primary` measure, else its first), teams get
-competition ranks (equal scores share a rank), baselines none. Every measure gets a 95% percentile bootstrap
-interval (--resamples resamples of the questions, default 1,000, seed --seed). Each entry is compared with the
-next one down by the paired approximate randomisation test on the ranking measure's per-question values
-(--permutations, default 10,000, two-sided, seed --seed); `*` marks p < 0.05. p-values are not corrected for
-multiple comparisons: the test between adjacent entries says whether that step of the ranking is real."""
+default the task's main one: its `primary` measure, else its first), teams get competition ranks (equal
+scores share a rank); baselines are listed where their score puts them, unranked and outside the tests.
+Every measure gets a 95% percentile bootstrap interval (--resamples resamples of the questions, default
+1,000, seed --seed). The paired approximate randomisation test on the ranking measure's per-question values
+(--permutations, default 10,000, two-sided, seed --seed) compares, with --pairs next (the default), each team
+with the next team down (`p (next)`, not corrected for multiple comparisons: whether that step of the
+ranking is real), and with --pairs all every pair of teams, the p-values Holm-Bonferroni corrected over all
+pairs and shown as a teams x teams matrix (md, LaTeX), one column per team (CSV) or a list (JSON); `*` marks
+p < 0.05."""
 import os
 import sys
 from dataclasses import dataclass, field
@@ -28,9 +31,11 @@ from dataclasses import dataclass, field
 from . import render
 from .errors import UserError
 from .fileio import stem
-from .rows import read_rows
-from .significance import ALPHA, PERMUTATIONS, RESAMPLES, SEED, bootstrap_ci, randomisation_test
+from .rows import labels, newest, read_rows
+from .significance import ALPHA, PERMUTATIONS, RESAMPLES, SEED, bootstrap_ci, holm, randomisation_test
 from .validate import Errors
+
+PAIRS = ("next", "all")  # --pairs: each team with the next team, or every pair of teams
 
 
 @dataclass
@@ -84,7 +89,7 @@ def score_entry(task, golds, entry, max_errors):
     if len(entry.files) != len(golds):
         what = "same name" if len(golds) == 1 else "one file per --gold file, named TEAM_PART.EXT"
         entry.count = 1
-        entry.problems = [f"{len(entry.files)} files for {len(golds)} gold file{'s' * (len(golds) > 1)}: "
+        entry.problems = [f"{render.plural(len(entry.files), 'file')} for {render.plural(len(golds), 'gold file')}: "
                           f"{', '.join(map(os.path.basename, entry.files))} (fix: {what})"]
         return entry
     errors = Errors(max_errors)
@@ -108,23 +113,35 @@ def baseline_entries(task, golds, folder, max_errors):
     if len(golds) != 1:
         print(f"note: --baselines joins runs only for one --gold file, not {len(golds)}", file=sys.stderr)
         return []
-    out = []
+    found = []
     for path, row in read_rows(folder):
+        submission = (row.get("files") or {}).get("submission")
         if row["task"] != task.id:
             continue
-        submission = (row.get("files") or {}).get("submission")
         if not submission or not os.path.isfile(submission):
             print(f"note: {path}: its submission {submission} is missing: left out", file=sys.stderr)
-            continue
-        run = os.path.basename(os.path.dirname(path))
-        label = "--".join(run.split("--")[1:]) or run
-        entry = score_entry(task, golds, Entry(f"baseline {label}", "baseline", [submission]), max_errors)
+        else:
+            found.append((path, row))
+    out, paths = [], {id(row): path for path, row in found}
+    rows = newest(found)  # reruns of the same settings: the newest
+    for row, label in zip(rows, labels(rows)):  # labels from the runs' settings, as the report's
+        name = f"baseline {label}" if row["corpus"] == "-" else f"baseline {row['corpus']} {label}"
+        entry = score_entry(task, golds, Entry(name, "baseline", [row["files"]["submission"]]), max_errors)
         if entry.problems:
-            print(f"note: {path}: a run on other data ({entry.count} problems against the gold): left out",
-                  file=sys.stderr)
+            print(f"note: {paths[id(row)]}: a run on other data "
+                  f"({render.plural(entry.count, 'problem')} against the gold): left out", file=sys.stderr)
         else:
             out.append(entry)
     return out
+
+
+@dataclass
+class Comparison:
+    """One pair of teams (--pairs all): A above B in the table, the test's p and its Holm-Bonferroni value."""
+    a: str
+    b: str
+    p: float
+    p_holm: float
 
 
 @dataclass
@@ -137,15 +154,28 @@ class Board:
     resamples: int
     permutations: int
     seed: int
+    pairs: str = "next"  # PAIRS: next (each team with the next team) or all (every pair of teams, Holm)
+    comparisons: list = field(default_factory=list)  # --pairs all: every pair of teams, in table order
 
     @property
     def questions(self):
         return len(next(iter(self.entries[0].per_question.values()))) if self.entries else 0
 
+    @property
+    def teams(self):
+        return [e for e in self.entries if e.kind == "team"]
+
+    def p_holm(self, a: str, b: str) -> float | None:
+        """--pairs all: the corrected p-value of teams A and B (named, either order); None for A with itself."""
+        return next((c.p_holm for c in self.comparisons if {c.a, c.b} == {a, b} and a != b), None)
+
 
 def build(task, gold_paths, submissions, baselines=None, measure=None, resamples=RESAMPLES,
-          permutations=PERMUTATIONS, seed=SEED, max_errors=20):
-    """The Board of TASK: gold files, submission files/folders, optionally the baseline runs under BASELINES."""
+          permutations=PERMUTATIONS, seed=SEED, max_errors=20, pairs: str = "next") -> Board:
+    """The Board of TASK: gold files, submission files/folders, optionally the baseline runs under BASELINES;
+    PAIRS: `next` tests each team against the next team down, `all` every pair of teams (Holm-corrected)."""
+    if pairs not in PAIRS:
+        raise UserError(f"--pairs {pairs}: choose one of {', '.join(PAIRS)}")
     measure = measure or task.main_measure
     golds = [(path, task.read_gold(path)) for path in gold_paths]
     if len(golds) > 1 and not task.multi_file:
@@ -158,68 +188,113 @@ def build(task, gold_paths, submissions, baselines=None, measure=None, resamples
     if valid and measure not in valid[0].metrics:
         raise UserError(f"--measure {measure}: task {task.id} reports {', '.join(valid[0].metrics)}")
     valid.sort(key=lambda e: (-e.metrics[measure], e.kind != "team", e.name))
+    board = Board(task.id, list(gold_paths), measure, valid, [e for e in entries if e.problems], resamples,
+                  permutations, seed, pairs)
     rank, previous = 0, None
-    for i, e in enumerate(x for x in valid if x.kind == "team"):
+    for i, e in enumerate(board.teams):
         if e.metrics[measure] != previous:
             rank, previous = i + 1, e.metrics[measure]
         e.rank = rank
     for e in valid:
         e.ci = {m: bootstrap_ci(v, resamples, seed) for m, v in e.per_question.items()}
-    for upper, lower in zip(valid, valid[1:]):
-        a, b = upper.per_question.get(measure), lower.per_question.get(measure)
-        if a and b and len(a) == len(b):
-            upper.p_next = randomisation_test(a, b, permutations, seed)
-    return Board(task.id, list(gold_paths), measure, valid, [e for e in entries if e.problems], resamples,
-                 permutations, seed)
+
+    def test(upper, lower):
+        return randomisation_test(upper.per_question[measure], lower.per_question[measure], permutations, seed)
+    if pairs == "next":  # baselines stay outside the chain: a team is tested against the next team
+        for upper, lower in zip(board.teams, board.teams[1:]):
+            upper.p_next = test(upper, lower)
+    else:
+        tested = [(a, b, test(a, b)) for i, a in enumerate(board.teams) for b in board.teams[i + 1:]]
+        board.comparisons = [Comparison(a.name, b.name, p, p_holm)
+                             for (a, b, p), p_holm in zip(tested, holm([p for *_, p in tested]))]
+    return board
 
 
-def caption(board):
-    left = len(board.invalid)
-    return (f"{board.task} leaderboard: {len(board.entries)} entries ({left} invalid submission{'s' * (left != 1)} "
-            f"left out), ranked by {board.measure}; value [95% bootstrap CI, {board.resamples} resamples of the "
-            f"{board.questions} questions, seed {board.seed}]; p: paired approximate randomisation test with the "
-            f"next row on {board.measure} ({board.permutations} permutations, two-sided, seed {board.seed}), "
-            f"* p < {ALPHA}")
+def caption(board: Board) -> str:
+    """The leaderboard's caption, a sentence: what was ranked, the intervals and the tests."""
+    teams, baselines = len(board.teams), len(board.entries) - len(board.teams)
+    what = render.plural(teams, "team") + (f" and {render.plural(baselines, 'baseline')} (unranked)"
+                                           if baselines else "")
+    left = f"; {render.plural(len(board.invalid), 'invalid submission')} left out" if board.invalid else ""
+    gold = ", ".join(os.path.basename(g) for g in board.gold)
+    test = (f"paired approximate randomisation test on {board.measure} ({board.permutations:,} permutations, "
+            f"two-sided, seed {board.seed})")
+    tests = (f" p (next): {test} of each team with the next team, not corrected for multiple comparisons;"
+             f" * p < {ALPHA}." if board.pairs == "next" else " The next table compares every pair of teams.")
+    return (f"Leaderboard of {board.task} on {gold} ({render.plural(board.questions, 'question')}): {what} ranked "
+            f"by {board.measure}, shown with its 95% bootstrap confidence interval ({board.resamples:,} resamples, "
+            f"seed {board.seed}){left}.{tests}")
 
 
-def p_text(p):
+def p_text(p: float | None) -> str:
+    """A p-value as the tables print it: three decimals or `<0.001`, `*` when below ALPHA."""
     return "" if p is None else f"{p:.3f}{'*' if p < ALPHA else ''}" if p >= 0.001 else "<0.001*"
 
 
-def show(board, fmt):
-    """The leaderboard as md, LaTeX, CSV or JSON (JSON: everything, also the left-out submissions' problems)."""
+def pairs_matrix(board: Board) -> tuple[list[str], list[list[str]]]:
+    """--pairs all: (header, rows) of the teams x teams matrix of Holm-corrected p-values; the rows and columns
+    are numbered by the teams' places in the table."""
+    names = [e.name for e in board.teams]
+    header = ["#", "Team", *map(str, range(1, len(names) + 1))]
+    return header, [[str(i), a, *(p_text(board.p_holm(a, b)) for b in names)] for i, a in enumerate(names, 1)]
+
+
+def pairs_caption(board: Board) -> str:
+    n = len(board.comparisons)
+    return (f"Pairwise comparisons of the {render.plural(len(board.teams), 'team')} of the {board.task} "
+            f"leaderboard on {board.measure}: p-values of the paired approximate randomisation test "
+            f"({board.permutations:,} permutations, two-sided, seed {board.seed}), Holm-Bonferroni corrected over "
+            f"the {render.plural(n, 'pair')}; * p < {ALPHA}. Rows and columns are numbered by the teams' places "
+            "in the leaderboard.")
+
+
+def show(board: Board, fmt: str, width: str = "column") -> str:
+    """The leaderboard as md, LaTeX, CSV or JSON (JSON: everything, also the left-out submissions' problems);
+    WIDTH: LaTeX's column or page. With --pairs all, md and LaTeX add the matrix of pairs, CSV a column of
+    corrected p-values per team, JSON every comparison."""
     metrics = list(dict.fromkeys(m for e in board.entries for m in e.metrics))
     if fmt == "json":
         import json
         return json.dumps({
             "task": board.task, "gold": board.gold, "measure": board.measure, "questions": board.questions,
             "resamples": board.resamples, "permutations": board.permutations, "seed": board.seed,
-            "test": "paired approximate randomisation, two-sided, with the next entry", "alpha": ALPHA,
+            "pairs": board.pairs, "alpha": ALPHA,
+            "test": "paired approximate randomisation, two-sided, " + (
+                "each team with the next team, uncorrected" if board.pairs == "next" else
+                "every pair of teams, Holm-Bonferroni corrected"),
             "entries": [{"rank": e.rank, "name": e.name, "kind": e.kind, "files": e.files, "metrics": e.metrics,
                          "ci": {m: list(v) if v else None for m, v in e.ci.items()}, "p_next": e.p_next}
                         for e in board.entries],
+            "comparisons": [vars(c) for c in board.comparisons],
             "invalid": [{"name": e.name, "files": e.files, "problems": e.problems} for e in board.invalid],
         }, indent=2, ensure_ascii=False)
     if fmt == "csv":
-        header = ["rank", "name", "kind", *metrics, "ci_low", "ci_high", "p_next", "files"]
+        names = [e.name for e in board.teams]
+        tests = ["p_next"] if board.pairs == "next" else [f"p_holm[{n}]" for n in names]
+        header = ["rank", "name", "kind", *metrics, "ci_low", "ci_high", *tests, "files"]
         rows = [[e.rank if e.rank is not None else "", e.name, e.kind, *(e.metrics.get(m, "") for m in metrics),
-                 *(e.ci.get(board.measure) or ("", "")), "" if e.p_next is None else e.p_next, " ".join(e.files)]
+                 *(e.ci.get(board.measure) or ("", "")),
+                 *("" if p is None else p for p in ([e.p_next] if board.pairs == "next" else
+                                                   [board.p_holm(e.name, n) for n in names])), " ".join(e.files)]
                 for e in board.entries]
         return render.render(header, rows, "csv")
 
     def value(e, m):
-        v = render.number(m, e.metrics[m]) if m in e.metrics else ""
-        ci = e.ci.get(m)
-        return f"{v} [{render.number(m, ci[0])}, {render.number(m, ci[1])}]" if m == board.measure and ci else v
-    header = ["Rank", "Team", *(render.heading(m) + (" [95% CI]" if m == board.measure else "") for m in metrics),
-              "p (next)"]
-    rows = [["" if e.rank is None else e.rank, e.name, *(value(e, m) for m in metrics), p_text(e.p_next)]
-            for e in board.entries]
-    text = render.render(header, rows, fmt, caption=caption(board), align="rl" + "r" * len(metrics) + "r",
-                         label=f"tab:leaderboard-{board.task}")
+        return render.estimate(m, e.metrics[m], e.ci.get(m) if m == board.measure else None) if m in e.metrics else ""
+    header = ["Rank", "Team", *(render.Stacked(render.heading(m), "[95% CI]" * (m == board.measure)) for m in metrics),
+              *(["p (next)"] if board.pairs == "next" else [])]
+    rows = [["" if e.rank is None else e.rank, e.name, *(value(e, m) for m in metrics),
+             *([p_text(e.p_next)] if board.pairs == "next" else [])] for e in board.entries]
+    text = render.render(header, rows, fmt, caption=caption(board), align="rl" + "r" * (len(header) - 2),
+                         label=f"tab:leaderboard-{board.task}", width=width)
     if board.invalid and fmt == "md":
-        text += "\n\nLeft out (invalid): " + ", ".join(f"{e.name} ({e.count} problem{'s' * (e.count != 1)})"
+        text += "\n\nLeft out (invalid): " + ", ".join(f"{e.name} ({render.plural(e.count, 'problem')})"
                                                        for e in board.invalid)
+    if board.comparisons:
+        header, rows = pairs_matrix(board)
+        text += "\n\n" + render.render(header, rows, fmt, caption=pairs_caption(board),
+                                       align="rl" + "r" * (len(header) - 2),
+                                       label=f"tab:leaderboard-{board.task}-pairs", width=width)
     return text
 
 
@@ -227,14 +302,16 @@ def report_invalid(board, out=None):
     """Every left-out submission with its problems (the validator's lines), on stderr."""
     out = out or sys.stderr
     for e in board.invalid:
-        print(f"left out: {e.name} ({', '.join(e.files)}): {e.count} problem{'s' * (e.count != 1)}", file=out)
+        print(f"left out: {e.name} ({', '.join(e.files)}): {render.plural(e.count, 'problem')}", file=out)
         for line in e.problems:
             print(f"  {line}", file=out)
 
 
 def panels(board):
-    """The board as one figure panel (plot.py)."""
-    from .plot import Panel, Point
-    points = [Point(e.name if e.rank is None else f"{e.rank}. {e.name}", e.metrics[board.measure],
+    """The board as one figure panel (plot.py): the entries in table order (the first row at the top) and
+    the task's reference levels (chance for MCQA; for qac-2/3 the AFM of answering nothing, from the gold)."""
+    from .plot import Panel, Point, entry_label, references
+    points = [Point(entry_label(e.name, e.rank, e.kind), e.metrics[board.measure],
                     *(e.ci.get(board.measure) or (None, None)), e.kind) for e in board.entries]
-    return [Panel(f"{board.task}: {', '.join(os.path.basename(g) for g in board.gold)}", board.measure, points)]
+    return [Panel(f"{board.task}: {', '.join(os.path.basename(g) for g in board.gold)}", board.measure, points,
+                  references(board.task, board.measure, board.gold))]

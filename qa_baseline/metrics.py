@@ -1,37 +1,85 @@
-"""Metrics, each declared once as a per-question function; a system's score is the mean of its per-question
-values over all questions of the test set (as in ir_measures). Task modules (qa_baseline/tasks) turn one
-question's prediction into the arguments below and collect the values with `summarise`.
+"""Measures, each declared once as a `Measure` (the ir_measures shape: a name, a function of one question, a
+per-cent flag, cutoffs, a definition). A system's score is the mean of its per-question values over all
+questions of the test set (trec_eval's counts are summed and gm_map is a geometric mean: `kind`).
 
-Ranked lists are given as `rels`: 1 or 0 for each returned item, best first (see `rank_by_score`)."""
+One shape, two namespaces, because the names collide with different definitions (`recall` is KBQA's
+answer-set recall and trec_eval's recall at a cutoff; `MAP`'s AveP divides by min(m, n), trec_eval's `map` by
+m): `MEASURES`, the shared tasks' measures by the names rows, `score`, the report and the leaderboard print;
+`TREC_EVAL`, trec_eval 9's measures by trec_eval's names (`python -m qa_baseline.eval`). What the two share
+is written once: reciprocal rank, the precision sum of average precision, hit at N.
+
+A question is measured in one of two shapes: `Judged`, the items a system returned (ranked, or a set) with
+the relevance of each and the number of gold items (every measure but EM and token_F1); `Answered`, an answer
+string and its acceptable gold strings (EM, token_F1). Task modules (qa_baseline/tasks) turn each question's
+prediction into one of them and score with `score_questions` (or `values` and `summarise`).
+
+Ranked lists given as plain lists are `rels`: 1 or 0 for each returned item, best first (see
+`rank_by_score`)."""
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+NONPOOL, UNJUDGED = -1, -2  # trec_eval's relevance values of a retrieved document not in / unjudged in qrels
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+MIN_GEO_MEAN = 0.00001
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A measure's name (as rows, `score` and the report print it), what it is, and whether papers give it in
-    per cent (accuracy, EM) or as a fraction (MRR, MAP, F1)."""
+    """A measure: NAME (as rows, `score`, the report and trec_eval print it), DEFINITION (what it is), FN (its
+    value for one question: fn(question), or fn(question, cutoff) for kind "cut", fn(question, levels) -> one
+    value per level for kind "level"), PERCENT (papers give it in per cent: accuracy, EM; else as a fraction:
+    MRR, MAP, F1) and CUTOFFS (trec_eval's default cutoffs or recall levels). KIND: "float" (averaged), "count"
+    (summed over questions, printed as a whole number), "cut" or "level" (one figure per cutoff)."""
     name: str
     definition: str
+    fn: Callable[..., Any] | None = None
     percent: bool = False
+    cutoffs: tuple = ()
+    kind: str = "float"
 
 
-MEASURES = {m.name: m for m in (
-    Measure("accuracy", "share of questions whose chosen option is the gold one (IJCNLP-2017 T5)", True),
-    Measure("MRR", "mean of 1/rank of the first correct item, 0 without one"),
-    Measure("MRR_supported", "MRR counting an answer only with a gold supporting document (the QAC-2 rule)"),
-    Measure("MAP", "mean NLPCC AveP: sum of precision at each correct item / min(m, n)"),
-    Measure("ACC@1", "share of questions whose top-ranked item is correct (NLPCC DBQA)"),
-    *(Measure(f"accuracy@{k}", f"share of questions with a correct answer among the first {k}") for k in range(1, 6)),
-    Measure("has_answer_accuracy", "share of questions whose Has-Answer equals whether a gold answer exists"),
-    Measure("precision", "answer-set precision, averaged over questions (NLPCC KBQA)"),
-    Measure("recall", "answer-set recall, averaged over questions (NLPCC KBQA)"),
-    Measure("F1", "answer-set F1, averaged over questions (NLPCC KBQA)"),
-    Measure("AFM", "average F-measure of answer lists with the no-answer rule (NTCIR QAC-1 tasks 2, 3)"),
-    Measure("EM", "share of exact matches after normalisation (NTCIR Data Search)", True),
-    Measure("token_F1", "token-set F1, best over the acceptable answers, averaged (NTCIR Data Search)"),
-)}
+# --- one question -------------------------------------------------------------------------------------------
+
+@dataclass
+class Judged:
+    """One question's returned items as the measures see them: RELS, the relevance value of each item in rank
+    order (trec_eval: NONPOOL, UNJUDGED or the qrels level; tasks: 1 or 0); LEVELS, the levels (>= 0) of all
+    judged items (tasks: 1 per gold item); LEVEL, the relevance threshold."""
+    rels: list
+    levels: list
+    level: int = 1
+
+    def __post_init__(self):
+        self.hits = [r >= self.level for r in self.rels]
+        self.num_rel = sum(1 for x in self.levels if x >= self.level)
+        self.num_nonrel = sum(1 for x in self.levels if 0 <= x < self.level)
+        self.num_ret = len(self.rels)
+        self.num_rel_ret = sum(self.hits)
+
+    @classmethod
+    def binary(cls, rels, m):
+        """RELS (1 or 0 per returned item, best first) against M gold items."""
+        return cls(list(rels), [1] * m)
+
+    @classmethod
+    def answer_set(cls, pred, gold):
+        """The set PRED against the set GOLD (the order of PRED does not matter to set measures)."""
+        gold = set(gold)
+        return cls.binary([int(x in gold) for x in set(pred)], len(gold))
+
+
+class Answered(NamedTuple):
+    """One question's answer string TEXT and its acceptable gold answers GOLDS."""
+    text: str
+    golds: list
+
+
+# --- means --------------------------------------------------------------------------------------------------
+
 _QUALIFIED = re.compile(r"(.+)\[[^\]]*\]")  # accuracy[en], accuracy[gaokao-history]: a measure over a part
 
 
@@ -54,10 +102,15 @@ def summarise(per_question):
     return {"metrics": {name: mean(values) for name, values in per_question.items()}, "per_question": per_question}
 
 
-# --- one label per question ---------------------------------------------------------------------------------
+def values(name, questions):
+    """The values of the measure NAME (MEASURES) for each of QUESTIONS (Judged or Answered, as it reads)."""
+    fn = measure(name).fn
+    return [fn(q) for q in questions]
 
-def correct(pred, gold):
-    return float(pred == gold)
+
+def score_questions(names, questions):
+    """`summarise` of the measures NAMES over QUESTIONS, in the order of NAMES."""
+    return summarise({name: values(name, questions) for name in names})
 
 
 # --- ranked lists -------------------------------------------------------------------------------------------
@@ -72,23 +125,93 @@ def reciprocal_rank(rels):
     return next((1.0 / k for k, rel in enumerate(rels, 1) if rel), 0.0)
 
 
-def average_precision(rels, m):
-    """NLPCC DBQA AveP(C, A) = sum_k P(k) rel(k) / min(m, n); m = correct items in all, n = len(rels);
-    0 when min(m, n) is 0. (trec_eval's AP divides by m: they differ when fewer than m items are ranked.)"""
-    denominator = min(m, len(rels))
-    if not denominator:
-        return 0.0
+def precision_sum(rels):
+    """Sum of the precision at the rank of each relevant item (the numerator of both average precisions)."""
     found, total = 0, 0.0
     for k, rel in enumerate(rels, 1):
         if rel:
             found += 1
             total += found / k
-    return total / denominator
+    return total
+
+
+def average_precision(rels, m):
+    """NLPCC DBQA AveP(C, A) = sum_k P(k) rel(k) / min(m, n); m = correct items in all, n = len(rels);
+    0 when min(m, n) is 0. (trec_eval's AP divides by m: they differ when fewer than m items are ranked.)"""
+    denominator = min(m, len(rels))
+    return precision_sum(rels) / denominator if denominator else 0.0
 
 
 def hit_at(rels, n):
     """Accuracy@N: 1 when a relevant item is among the first N (ACC@1 is hit_at(rels, 1))."""
     return float(any(rels[:n]))
+
+
+# --- trec_eval's measures of a Judged query -----------------------------------------------------------------
+
+def trec_average_precision(q, cut=None):
+    """trec_eval's AP: the precision sum over the first CUT documents / all relevant documents (R)."""
+    return precision_sum(q.hits[:cut]) / q.num_rel if q.num_rel else 0.0
+
+
+def precision_at(q, k):
+    return sum(q.hits[:k]) / k
+
+
+def recall_at(q, k):
+    return sum(q.hits[:k]) / q.num_rel if q.num_rel else 0.0
+
+
+def r_precision(q):
+    return sum(q.hits[:q.num_rel]) / q.num_rel if q.num_rel else 0.0
+
+
+def bpref(q):
+    """trec_eval's bpref: per relevant retrieved document, 1 - min(nonrelevant above it, R) / min(N, R)."""
+    nonrel_so_far, total = 0, 0.0
+    for r, hit in zip(q.rels, q.hits):
+        if r < 0:  # not in the pool, or unjudged: skipped
+            continue
+        if not hit:
+            nonrel_so_far += 1
+        else:
+            total += 1.0 - min(nonrel_so_far, q.num_rel) / min(q.num_nonrel, q.num_rel) if nonrel_so_far else 1.0
+    return total / q.num_rel if q.num_rel else 0.0
+
+
+def ndcg(q, cut=None):
+    """DCG / ideal DCG with gain = the qrels level (any level, not only relevant ones) and discount log2(rank+1)."""
+    gains = [max(r, 0) for r in q.rels[:cut]]
+    ideal = sorted(q.levels, reverse=True)[:cut]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal) if g > 0)
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains) if g) / idcg if idcg > 0 else 0.0
+
+
+def iprec_at_recall(q, levels):
+    """Interpolated precision at recall LEVELS, computed as trec_eval does (cutoff at int(level * R + 0.9)
+    relevant documents; the max precision at any rank at or below it)."""
+    if not q.num_ret:
+        return [0.0] * len(levels)
+    cutoffs = [int(p * q.num_rel + 0.9) for p in levels]
+    found = [0.0] * len(levels)
+    current = len(levels) - 1
+    while current >= 0 and cutoffs[current] > q.num_rel_ret:
+        current -= 1
+    int_precis = q.num_rel_ret / q.num_ret
+    rel_so_far = q.num_rel_ret
+    i = q.num_ret
+    while i > 0 and rel_so_far > 0:
+        int_precis = max(int_precis, rel_so_far / i)
+        if q.hits[i - 1]:
+            while current >= 0 and rel_so_far == cutoffs[current]:
+                found[current] = int_precis
+                current -= 1
+            rel_so_far -= 1
+        i -= 1
+    while current >= 0:
+        found[current] = int_precis
+        current -= 1
+    return found
 
 
 # --- answer sets --------------------------------------------------------------------------------------------
@@ -162,3 +285,63 @@ def exact_match(pred, golds):
 def token_f1(pred, golds):
     """Best F1 over GOLDS of token sets: P = |X & Y| / |X|, R = |X & Y| / |Y| (X predicted, Y gold tokens)."""
     return max(set_prf(tokens(pred), tokens(g))[2] for g in golds)
+
+
+# --- the registry -------------------------------------------------------------------------------------------
+
+def _rr(q):
+    return reciprocal_rank(q.hits)
+
+
+def _first_hit(q):
+    return hit_at(q.hits, 1)
+
+
+def _set_measure(i):
+    return lambda q: prf(q.num_ret, q.num_rel, q.num_rel_ret)[i]
+
+
+MEASURES = {m.name: m for m in (
+    Measure("accuracy", "share of questions whose chosen option is the gold one (IJCNLP-2017 T5)", _first_hit,
+            percent=True),
+    Measure("MRR", "mean of 1/rank of the first correct item, 0 without one", _rr),
+    Measure("MRR_supported", "MRR counting an answer only with a gold supporting document (the QAC-2 rule)", _rr),
+    Measure("MAP", "mean NLPCC AveP: sum of precision at each correct item / min(m, n)",
+            lambda q: average_precision(q.hits, q.num_rel)),
+    Measure("ACC@1", "share of questions whose top-ranked item is correct (NLPCC DBQA)", _first_hit),
+    *(Measure(f"accuracy@{k}", f"share of questions with a correct answer among the first {k}",
+              lambda q, k=k: hit_at(q.hits, k)) for k in range(1, 6)),
+    Measure("has_answer_accuracy", "share of questions whose Has-Answer equals whether a gold answer exists",
+            lambda q: float(bool(q.num_ret) == bool(q.num_rel))),
+    Measure("precision", "answer-set precision, averaged over questions (NLPCC KBQA)", _set_measure(0)),
+    Measure("recall", "answer-set recall, averaged over questions (NLPCC KBQA)", _set_measure(1)),
+    Measure("F1", "answer-set F1, averaged over questions (NLPCC KBQA)", _set_measure(2)),
+    Measure("AFM", "average F-measure of answer lists with the no-answer rule (NTCIR QAC-1 tasks 2, 3)",
+            lambda q: qac_f(q.num_ret, q.num_rel, q.num_rel_ret)),
+    Measure("EM", "share of exact matches after normalisation (NTCIR Data Search)",
+            lambda a: exact_match(a.text, a.golds), percent=True),
+    Measure("token_F1", "token-set F1, best over the acceptable answers, averaged (NTCIR Data Search)",
+            lambda a: token_f1(a.text, a.golds)),
+)}
+
+TREC_EVAL = {m.name: m for m in (
+    Measure("num_q", "number of queries", kind="count"),
+    Measure("num_ret", "documents retrieved", lambda q: q.num_ret, kind="count"),
+    Measure("num_rel", "relevant documents (R)", lambda q: q.num_rel, kind="count"),
+    Measure("num_rel_ret", "relevant documents retrieved", lambda q: q.num_rel_ret, kind="count"),
+    Measure("map", "AP: sum of precision at each relevant document / R", trec_average_precision),
+    Measure("gm_map", "geometric mean of AP (each at least 0.00001)",
+            lambda q: math.log(max(trec_average_precision(q), MIN_GEO_MEAN))),
+    Measure("Rprec", "precision at rank R", r_precision),
+    Measure("bpref", "binary preference: relevant documents not outranked by judged non-relevant ones", bpref),
+    Measure("recip_rank", "1/rank of the first relevant document, 0 without one", _rr),
+    Measure("iprec_at_recall", "interpolated precision at recall levels", iprec_at_recall, cutoffs=RECALL_LEVELS,
+            kind="level"),
+    Measure("P", "precision at a cutoff", precision_at, cutoffs=CUTOFFS, kind="cut"),
+    Measure("recall", "recall at a cutoff", recall_at, cutoffs=CUTOFFS, kind="cut"),
+    Measure("success", "1 when a relevant document is among the first k", lambda q, k: hit_at(q.hits, k),
+            cutoffs=(1, 5, 10), kind="cut"),
+    Measure("ndcg", "normalised DCG, gain = the qrels level", ndcg),
+    Measure("ndcg_cut", "ndcg at a cutoff", ndcg, cutoffs=CUTOFFS, kind="cut"),
+    Measure("map_cut", "AP at a cutoff", trec_average_precision, cutoffs=CUTOFFS, kind="cut"),
+)}

@@ -58,9 +58,9 @@ class LogProgress(_tqdm):
 
     def __init__(self, *args, **kwargs):
         seconds = every()
-        bar_format = ("{desc}: {n_fmt}/{total_fmt}{unit} ({percentage:.0f}%) [{elapsed}<{remaining}, {rate_fmt}]"
-                      if kwargs.get("total") is not None or _has_len(args) else
-                      "{desc}: {n_fmt}{unit} [{elapsed}, {rate_fmt}]")
+        bar_format = ("{desc}: {n_fmt}/{total_fmt}{unit} ({percentage:.0f}%) [{elapsed}<{remaining}, {rate_fmt}"
+                      "{postfix}]" if kwargs.get("total") is not None or _has_len(args) else
+                      "{desc}: {n_fmt}{unit} [{elapsed}, {rate_fmt}{postfix}]")
         kwargs.update(disable=False, file=_Sink(), mininterval=seconds, maxinterval=max(seconds, 1.0),
                       delay=seconds, bar_format=kwargs.get("bar_format") or bar_format, dynamic_ncols=False,
                       ncols=None, ascii=True, leave=True)

@@ -22,8 +22,8 @@ from .config import config_path, resolve_path, task_config
 from .errors import UserError, cli
 from .fileio import CONTROL, atomic_write, check_readable, locked, read_json, sha256_file, stem
 from .metrics import measure
-from .rows import run_dir, save_row
-from .tasks.base import add_options, make_settings
+from .rows import ROW_SCHEMA, run_dir, save_row
+from .tasks.base import RetrievalSettings, add_options, make_settings
 from .validate import Errors
 
 DRIVER_OPTIONS = ("task", "data", "out")
@@ -49,8 +49,8 @@ def default_data(task_id, paths):
     paths = [resolve_path(p) for p in ([paths] if isinstance(paths, str) else paths or [])]
     found = next((p for p in paths if os.path.isfile(p)), None)
     if not found:
-        raise UserError(f"task {task_id}: no default data file exists ({', '.join(paths) or 'none configured'}); "
-                        "pass --data FILE")
+        raise UserError(f"task {task_id}: no default data file exists ({', '.join(paths) or 'none configured'}) "
+                        "(fix: pass --data FILE)")
     return found
 
 
@@ -93,7 +93,7 @@ def check_writable(folder):
     while not os.path.exists(probe):
         probe = os.path.dirname(probe) or "."
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
-        raise UserError(f"{folder}: cannot write the run there ({probe} is not a writable folder); pass --out DIR")
+        raise UserError(f"{folder}: cannot write the run there ({probe} is not a writable folder) (fix: pass --out DIR)")
 
 
 def check_file_name(task, settings):
@@ -114,6 +114,26 @@ def identity(task, data, given):
     return json.loads(json.dumps({"task": task.id, "data_sha256": sha256_file(data), "options": options}))
 
 
+def run_settings(task, settings, data, data_sha256, corpus, method, retriever, prediction) -> dict:
+    """The row's `settings`: what identifies the run (report labels and merges rows by it). The task, the data
+    file's name and checksum, the corpus, the method, what the retriever used (its params: a BM25 run has no
+    encoder, a dense one no k1), the task's other effective settings (not None or False, not --trace/--team;
+    a file setting as its name and checksum) and what the pipeline resolved (the detected language, the
+    answer model's kind). Timings, fitted values and diagnostics are `observed`, never here."""
+    out = {"task": task.id, "data": os.path.basename(data), "data_sha256": data_sha256, "corpus": corpus,
+           "method": method}
+    skip = {"trace", "team", "corpus", "retriever", "reranker"}
+    if task.uses_retriever:  # the retriever's own params say which of these it used
+        skip |= {f.name for f in dataclasses.fields(RetrievalSettings)}
+    for f in dataclasses.fields(task.Settings):
+        value = getattr(settings, f.name)
+        if f.name in skip or value is None or value is False:
+            continue
+        out[f.name] = {"file": os.path.basename(value), "sha256": sha256_file(value)} if f.metadata.get("file") \
+            else value
+    return {**out, **(retriever.params() if retriever else {}), **prediction.settings}
+
+
 def check_own(out, ident):
     """The row.json in the run folder OUT when it is a run of identity IDENT ({} when there is none); a
     UserError when it is another run's (rows written before identities were recorded: same task and data)."""
@@ -122,14 +142,15 @@ def check_own(out, ident):
         return {}
     row = read_json(path)
     if not row.get("task"):
-        raise UserError(f"{path}: not a row of a qa_baseline run, and a run would replace it; pass another --out")
+        raise UserError(f"{path}: not a row of a qa_baseline run, and a run would replace it (fix: pass another "
+                        "--out DIR)")
     mine = ident if "identity" in row else {k: ident[k] for k in ("task", "data_sha256")}
     theirs = row.get("identity") or {k: row.get(k) for k in ("task", "data_sha256")}
     if theirs != mine:
         differ = [k for k in mine if theirs.get(k) != mine[k]]
         raise UserError(f"{out} holds another run (its {' and '.join(differ)} differ: {row['task']} on "
-                        f"{row.get('data')}, made by `{' '.join(row.get('command', []))}`); pass --out DIR for this "
-                        "run, or remove that folder to replace it")
+                        f"{row.get('data')}, made by `{' '.join(row.get('command', []))}`) (fix: pass --out DIR for "
+                        "this run, or remove that folder to replace it)")
     return row
 
 
@@ -164,9 +185,8 @@ def read_back(task, path, reference):
     return submission
 
 
-@cli
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
+def prepare(argv):
+    """(task, given settings, effective settings, data path, --out) of a command line, checked before any work."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--task")
     known, _ = pre.parse_known_args(argv)
@@ -183,17 +203,40 @@ def main(argv=None):
     if not os.path.exists(data):
         raise UserError(f"{data}: no such data file")
     check_readable(data)  # a folder or a device is named as such
+    return task, given, settings, data, args.out
+
+
+def score_prediction(task, gold, submission, prediction):
+    """The scores ({"metrics", "per_question"}, empty without gold) and the pipeline's diagnostics."""
+    if gold is None:
+        return {"metrics": {}, "per_question": {}}, {}
+    scored = task.score(gold, submission)
+    undeclared = [m for m in scored["metrics"] if measure(m).name not in task.measures]
+    if undeclared:
+        raise RuntimeError(f"task {task.id} scored {undeclared}, not among its measures {task.measures}")
+    return scored, prediction.diagnose(gold) if prediction.diagnose else {}
+
+
+@cli
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    task, given, settings, data, out = prepare(argv)
     started = time.time()
     items = task.read_input(data)
+    # the gold, read as strictly as `score --gold` reads it: a malformed gold row stops the run here, before any
+    # work and before anything is written; it stays in the driver (predict never sees it)
+    gold = task.gold_for(data, items, settings)
     components = task.open(settings)
-    retriever, corpus = components.get("retriever"), components.get("corpus", {}).get("name", "-")
+    retriever, corpus = components.get("retriever"), components.get("corpus", {}).get("name")
     method = task.method(settings)
-    out = os.path.abspath(args.out) if args.out else run_dir(task.id, data, corpus, variant(method, task, given))
+    out = os.path.abspath(out) if out else run_dir(task.id, data, corpus or "-", variant(method, task, given))
     check_writable(out)
     ident = identity(task, data, given)
     check_own(out, ident)  # before any work; again under the folder's lock below
     prediction = task.predict(items, {**components, "data": data}, settings)
     reference = items if prediction.reference is None else prediction.reference
+    if gold is not None and prediction.reference is not None:  # the answered part (a held-out part)
+        gold = task.gold_for(data, reference, settings)
     os.makedirs(out, exist_ok=True)
     with locked(out, f"{out}: another run is writing there"):
         previous = check_own(out, ident)
@@ -201,23 +244,22 @@ def main(argv=None):
             os.remove(os.path.join(out, "row.json"))  # written last: a folder without it holds an unfinished run
         files = write_run(task, settings, out, prediction, previous)
         submission = read_back(task, files["submission"], reference)
-        gold = task.gold_for(data, reference, settings)
-        scored = task.score(gold, submission) if gold is not None else {"metrics": {}, "per_question": {}}
-        diagnostics = prediction.diagnose(gold) if gold is not None and prediction.diagnose else {}
-        undeclared = [m for m in scored["metrics"] if measure(m).name not in task.measures]
-        if undeclared:
-            raise RuntimeError(f"task {task.id} scored {undeclared}, not among its measures {task.measures}")
+        scored, diagnostics = score_prediction(task, gold, submission, prediction)
         from .encoders import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
+        corpus = corpus or task.source
+        per_question = scored["per_question"]
         save_row(out, {
-            "task": task.id, "data": data, "data_sha256": ident["data_sha256"], "corpus": corpus,
-            "retriever": method, "params": {**(retriever.params() if retriever else {}), **prediction.params, **diagnostics},
-            "questions": len(reference), "metrics": scored["metrics"], "per_question": scored["per_question"],
+            "schema": ROW_SCHEMA, "task": task.id, "data": data, "data_sha256": ident["data_sha256"], "corpus": corpus,
+            "retriever": method,
+            "settings": run_settings(task, settings, data, ident["data_sha256"], corpus, method, retriever, prediction),
+            "observed": {"seconds": round(time.time() - started, 2), **prediction.observed, **diagnostics},
+            # the questions scored: all answered ones, or those a measure is taken over (qac-3: the follow-ups)
+            "questions": len(per_question.get(task.main_measure) or reference),
+            "metrics": scored["metrics"], "per_question": per_question,
             "files": files, "index_manifest": retriever.manifest if retriever else None,
-            "settings": dataclasses.asdict(settings), "identity": ident,
-            "threads": threads(),
+            "config": dataclasses.asdict(settings), "identity": ident, "threads": threads(),
             "command": ["python", "-m", "qa_baseline.run", *argv],
             "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "seconds": round(time.time() - started, 2),
         })
 
 

@@ -10,15 +10,21 @@ Tasks that score several files together (mcqa-en, mcqa-zh, mcqa-all) take repeat
 they pair up in order (the first --gold with the first --submission). For mcqa-all the language of a pair
 comes from the submission's official name, TEAMID_en.csv or TEAMID_zh.csv. Printed: accuracy over all
 questions; accuracy[en] and accuracy[zh] when both languages are there; accuracy[GOLD-FILE-STEM] per file
-when there are several files. Formats and metrics of each task: qa_baseline/tasks/*/formats.py; the
-measures: qa_baseline/metrics.py (MEASURES)."""
+when a language has several files. Formats and metrics of each task: qa_baseline/tasks/*/formats.py; the
+measures: qa_baseline/metrics.py (MEASURES).
+
+Md and LaTeX print each measure as the task's papers do (accuracy and EM in per cent with one decimal, 75.0;
+MRR, MAP, F1 as fractions with three decimals, 0.842), as the report and the leaderboard do; CSV and JSON
+give the raw fractions. LaTeX: a booktabs table (`table`, or `table*` with --latex-width page)."""
 import argparse
 import json
+import os
 import sys
 
 from . import render, tasks
 from .errors import UserError, cli
 from .rows import RUNS
+from .leaderboard import PAIRS
 from .significance import PERMUTATIONS, RESAMPLES, SEED
 from .validate import CAP, Errors, gold_hint
 
@@ -35,6 +41,8 @@ def parser():
                       help="the leaderboard: every file of these folders (or these files) is a team's submission")
     ap.add_argument("--format", choices=render.FORMATS, default="md", help="output format (default md)")
     ap.add_argument("--max-errors", type=int, default=CAP, help=f"problems listed per submission (default {CAP})")
+    ap.add_argument("--latex-width", choices=render.WIDTHS, default="column",
+                    help="LaTeX: a table for one column (table, the default) or for the page (table*)")
     board = ap.add_argument_group("leaderboard (--submissions)")
     board.add_argument("--baselines", nargs="?", const=RUNS, metavar="RUNS",
                        help="add the task's baseline runs saved under RUNS (default runs/) to the table")
@@ -44,7 +52,12 @@ def parser():
     board.add_argument("--permutations", type=int, default=PERMUTATIONS,
                        help=f"permutations of the randomisation test (default {PERMUTATIONS})")
     board.add_argument("--seed", type=int, default=SEED, help=f"seed of both (default {SEED})")
+    board.add_argument("--pairs", choices=PAIRS, default="next",
+                       help="test each team against the next team (next, the default) or every pair of teams, "
+                            "Holm-Bonferroni corrected (all)")
     board.add_argument("--plot", metavar="FILE.png|FILE.pdf", help="also draw the leaderboard as a figure")
+    board.add_argument("--plot-width", choices=("column", "page"), default="column",
+                       help="the figure's width: one column (3.3 in, default) or a page (7 in)")
     return ap
 
 
@@ -61,12 +74,18 @@ def evaluate(task, golds, submissions, errors):
     return None if errors else task.score_files(pairs)
 
 
-def show(task, result, fmt):
+def show(task: str, result: dict, fmt: str, submissions=(), width: str = "column") -> str:
+    """The scores as md or LaTeX (as the papers print each measure), CSV or JSON (raw fractions)."""
     questions = max(map(len, result["per_question"].values()))
     if fmt == "json":
         return json.dumps({"task": task, "questions": questions, "metrics": result["metrics"]}, indent=2)
-    return render.render(["metric", "value"], [[k, f"{v:.4f}"] for k, v in result["metrics"].items()], fmt,
-                         caption=f"{task}, {questions} questions", align="lr")
+    if fmt == "csv":
+        return render.render(["metric", "value"], [[k, v] for k, v in result["metrics"].items()], fmt)
+    names = ", ".join(os.path.basename(s) for s in submissions)
+    return render.render(["Measure", "Value"],
+                         [[render.heading(k), render.number(k, v)] for k, v in result["metrics"].items()], fmt,
+                         caption=f"Scores of {names or 'the submission'} ({task}, "
+                                 f"{render.plural(questions, 'question')}).", align="lr", width=width)
 
 
 @cli
@@ -78,17 +97,18 @@ def main(argv=None):
         return leaderboard(args)
     board_only = [o for o, v in (("--plot", args.plot), ("--baselines", args.baselines), ("--measure", args.measure),
                                  ("--resamples", args.resamples != RESAMPLES),
-                                 ("--permutations", args.permutations != PERMUTATIONS), ("--seed", args.seed != SEED))
+                                 ("--permutations", args.permutations != PERMUTATIONS), ("--seed", args.seed != SEED),
+                                 ("--pairs", args.pairs != "next"))
                   if v]
     if board_only:
         raise UserError(f"{board_only[0]} is for the leaderboard: give --submissions DIR|FILE ...")
     errors = Errors(args.max_errors)
     result = evaluate(tasks.get(args.task), args.gold, args.submission, errors)
     if result is None:
-        print(f"invalid submission: {len(errors)} problem{'s' * (len(errors) != 1)}", file=sys.stderr)
+        print(f"invalid submission: {render.plural(len(errors), 'problem')}", file=sys.stderr)
         print("\n".join(errors.lines()), file=sys.stderr)
         return 1
-    print(show(args.task, result, args.format))
+    print(show(args.task, result, args.format, args.submission, args.latex_width))
     if hint := gold_hint(args.gold, result["metrics"]):
         print(hint, file=sys.stderr)
     return 0
@@ -103,15 +123,15 @@ def leaderboard(args):
         from .plot import check_path
         check_path(args.plot)
     board = lb.build(tasks.get(args.task), args.gold, args.submissions, args.baselines, args.measure,
-                     args.resamples, args.permutations, args.seed, args.max_errors)
+                     args.resamples, args.permutations, args.seed, args.max_errors, args.pairs)
     lb.report_invalid(board)
     if not board.entries:
         print(f"no valid submission among {len(board.invalid)}", file=sys.stderr)
         return 1
-    print(lb.show(board, args.format))
+    print(lb.show(board, args.format, args.latex_width))
     if args.plot:
         from .plot import save
-        save(lb.panels(board), args.plot)
+        save(lb.panels(board), args.plot, args.plot_width)
     return 0
 
 

@@ -9,7 +9,12 @@ questions.
   per-question values A and B on the same questions: under the null hypothesis the two systems' values of a
   question are exchangeable, so each permutation swaps them in every question with probability 1/2 (the sign
   of the difference flips); p = (1 + #permutations whose |mean difference| >= the observed one) /
-  (1 + PERMUTATIONS), two-sided, PERMUTATIONS default 10,000, default_rng(SEED)."""
+  (1 + PERMUTATIONS), two-sided, PERMUTATIONS default 10,000, default_rng(SEED).
+- `holm`: Holm-Bonferroni adjusted p-values (Holm 1979) for a family of tests (every pair of teams): the
+  i-th smallest of m p-values (i from 1) times m - i + 1, never below the adjusted value before it, at most 1;
+  an adjusted p below alpha rejects with the family-wise error rate held at alpha."""
+from collections.abc import Sequence
+
 import numpy as np
 
 RESAMPLES, PERMUTATIONS, SEED, LEVEL, ALPHA = 1000, 10000, 0, 0.95, 0.05
@@ -24,7 +29,7 @@ def bootstrap_ci(values, resamples=RESAMPLES, seed=SEED, level=LEVEL):
     rng = np.random.default_rng(seed)
     means = np.concatenate([values[rng.integers(0, len(values), size=(min(CHUNK, resamples - start), len(values)))]
                             .mean(axis=1) for start in range(0, resamples, CHUNK)])
-    low, high = np.percentile(means, [50 * (1 - level), 50 * (1 + level)])
+    low, high = np.percentile(means, [(100 - 100 * level) / 2, (100 + 100 * level) / 2])  # 2.5, 97.5 exactly
     return float(low), float(high)
 
 
@@ -45,3 +50,12 @@ def randomisation_test(a, b, permutations=PERMUTATIONS, seed=SEED):
         signs = rng.integers(0, 2, size=(min(CHUNK, permutations - start), len(diff)), dtype=np.int8) * 2 - 1
         extreme += int((np.abs(signs @ diff) / len(diff) >= observed - tolerance).sum())
     return (extreme + 1) / (permutations + 1)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted PVALUES, in the order given."""
+    adjusted, running = [1.0] * len(pvalues), 0.0
+    for i, index in enumerate(sorted(range(len(pvalues)), key=lambda k: pvalues[k])):
+        running = max(running, min(1.0, (len(pvalues) - i) * pvalues[index]))
+        adjusted[index] = running
+    return adjusted

@@ -2,15 +2,17 @@
 
 A validator reads the whole submission and records every problem (file, line, message, fix) in an `Errors`
 collector instead of stopping at the first; scoring happens only when there is none. A problem that makes the
-rest meaningless (an empty file, a UTF-16 file, a line of many megabytes) is reported once and ends the
-checks of that file. Files are read line by line (at most fileio.MAX_LINE bytes held), never whole. Gold
-files are the organisers' own: a problem there is a one-line UserError (`gold_lines`)."""
+rest meaningless (an empty file, a file in UTF-16, GBK or another encoding than UTF-8, a line of many
+megabytes) is reported once and ends the checks of that file. Files are read line by line (at most
+fileio.MAX_LINE bytes held), never whole. Gold files are the organisers' own: a problem there is a one-line
+UserError (`gold_lines`)."""
 import codecs
 import math
 import re
 
 from .errors import UserError, at
-from .fileio import READ_ERRORS, UTF16, TextProblem, open_binary, raw_lines, text_problem, utf16
+from .fileio import READ_ERRORS, TextProblem, open_binary, raw_lines, text_problem, whole_file
+from .render import plural
 
 CAP = 20  # errors shown; the rest are counted
 # first fields that make a first line a header row rather than an answer (column names of the formats)
@@ -55,10 +57,12 @@ def check(read_submission, path, gold, **options):
 
 
 class SubmissionFile:
-    """One submission being validated: its lines, field checks, and the ids it answers against the gold ids."""
+    """One submission being validated: its lines, field checks, and the ids it answers against the gold ids.
+    LINE: what one line of the format looks like (`id,X`), for the fix of an empty file."""
 
-    def __init__(self, path, errors, ids=()):
+    def __init__(self, path, errors, ids=(), line=None):
         self.path, self.errors, self.ids, self.seen = path, errors, set(ids), {}
+        self.line = line
         self.order = list(ids)
         self.unknown = 0  # lines whose id the gold does not have
         self.stopped = False  # a problem after which nothing else is worth listing
@@ -73,9 +77,10 @@ class SubmissionFile:
         self.stopped = True
 
     def lines(self):
-        """(number, text) of each line; a byte-order mark is an error here. An empty file, a UTF-16 file or an
-        overlong line is one problem and ends the checks (no error per missing id after it); a first line that
-        looks like a header row (its first field a column name, not an id) is one problem and is skipped."""
+        """(number, text) of each line; a byte-order mark is an error here. An empty file, a file in another
+        encoding (UTF-16, GBK...) or an overlong line is one problem and ends the checks (no error per missing id
+        after it); a first line that looks like a header row (its first field a column name, not an id) is one
+        problem and is skipped."""
         n, answered = 0, False
         try:
             for n, text in decoded_lines(self.path, self.error, bom_ok=False):
@@ -90,7 +95,8 @@ class SubmissionFile:
             self.stop(e.line, e.what, e.fix)
             return
         if n == 0:
-            self.stop(None, "the file is empty", "write the answers into it (the format is in the task's formats.py)")
+            self.stop(None, "the file is empty", f"write one line per question: {self.line}" if self.line else
+                      "write one line per question, as the task's submission format says")
 
     def fields(self, n, text, count, layout, sep="\t"):
         """The line's fields, or None (and an error) when there are not exactly COUNT."""
@@ -161,8 +167,9 @@ class SubmissionFile:
             if qid not in self.seen:
                 self.error(None, f"no answer for id {qid!r}", "answer every id of the test file exactly once")
         if self.unknown > len(self.seen):
-            self.errors.add(self.path, None, f"{self.unknown} of the submission's {self.unknown + len(self.seen)} "
-                            "ids are not in the gold file: is this the right gold file?", "give the gold (test) "
+            self.errors.add(self.path, None, f"{self.unknown:,} of the submission's "
+                            f"{plural(self.unknown + len(self.seen), 'id')} {'is' if self.unknown == 1 else 'are'} not "
+                            "in the gold file: is this the right gold file?", "give the gold (test) "
                             "file of this task and of these questions as --gold, not the training file or another "
                             "task's", first=True)
 
@@ -170,10 +177,11 @@ class SubmissionFile:
 def decoded_lines(path, report, bom_ok):
     """(number, text) of each line of PATH without its line end (LF or CRLF), read line by line. A byte-order
     mark (unless BOM_OK), bytes that are not UTF-8 and control characters go to report(line, message, fix);
-    the line is still given (bad bytes as U+FFFD), so that later checks and line counts stay right. A UTF-16
-    file or a line over fileio.MAX_LINE bytes is a TextProblem: reading stops there. A missing file, a folder
-    or a device (/dev/zero) is a UserError."""
-    n = 0
+    the line is still given (bad bytes as U+FFFD), so that later checks and line counts stay right. A file in
+    another encoding (UTF-16; GBK, Big5, Shift_JIS... when no line before the first bad one held UTF-8 beyond
+    ASCII: fileio.guess_encoding) or a line over fileio.MAX_LINE bytes is a TextProblem: reading stops there,
+    one problem instead of one per line. A missing file, a folder or a device (/dev/zero) is a UserError."""
+    n, utf8 = 0, False
     try:
         with open_binary(path) as f:
             for n, line in raw_lines(f, path):
@@ -182,12 +190,13 @@ def decoded_lines(path, report, bom_ok):
                 if n == 1 and line.startswith(codecs.BOM_UTF8):
                     if not bom_ok:
                         report(1, "the file starts with a UTF-8 byte-order mark (BOM)", "save it as UTF-8 without BOM")
-                    line = line[len(codecs.BOM_UTF8):]
-                if n == 1 and utf16(line):
-                    raise TextProblem(path, 1, *UTF16)
-                problem = text_problem(n, line)
+                    line, utf8 = line[len(codecs.BOM_UTF8):], True
+                problem = text_problem(n, line, utf8)
+                if problem and whole_file(problem):
+                    raise TextProblem(path, n, *problem)
                 if problem:
                     report(n, *problem)
+                utf8 = utf8 or not line.isascii() and not problem
                 yield n, line.decode("utf-8", "replace")
     except READ_ERRORS as e:
         raise UserError(f"{path}:{n + 1}: cannot read it ({getattr(e, 'strerror', None) or e})") from None

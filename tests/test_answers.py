@@ -181,8 +181,9 @@ def test_openqa_end_to_end(en_corpus, tmp_path):
     row = json.loads((out / "row.json").read_text())
     assert row["metrics"]["accuracy@1"] == pytest.approx(3 / 4)  # question 4 has no answer and gets none
     assert row["metrics"]["has_answer_accuracy"] == 1.0
-    assert row["params"]["ceiling"] == {"answer_in_passages": 1.0, "answer_in_candidates": 1.0}
-    assert set(row["params"]["seconds"]) == {"retrieval", "extraction"}
+    assert row["observed"]["ceiling"] == {"answer_in_passages": 1.0, "answer_in_candidates": 1.0}
+    assert set(row["observed"]["stage_seconds"]) == {"retrieval", "extraction"}
+    assert row["settings"]["answer_model"] == "rule" and "ceiling" not in row["settings"]
 
 
 def test_qac3_follow_ups_use_the_series(en_corpus, tmp_path):
@@ -196,6 +197,7 @@ def test_qac3_follow_ups_use_the_series(en_corpus, tmp_path):
     assert sub[1][2] == "Jacksonville" and sub[2][2] == "1970"
     row = json.loads((out / "row.json").read_text())
     assert row["metrics"]["AFM"] == 1.0  # scored on the two follow-ups only
+    assert row["questions"] == 2 and row["per_question"]["AFM"] == [1.0, 1.0]  # #Q: the questions scored
 
 
 def test_qac2_japanese_corpus_file(index_root, tmp_path):
@@ -210,6 +212,13 @@ def test_qac2_japanese_corpus_file(index_root, tmp_path):
     sub = [line.split("\t") for line in (out / "submission.txt").read_text(encoding="utf-8").splitlines()]
     assert sub[0][:4] == ["J1", "1", "1974年6月", "itasenpara"] and sub[1][2:4] == ["石原慎太郎", "taiyo"]
     assert sub[3] == ["J4", "0"]  # none of its words is in the corpus: no passage, an empty list
+    # answering nothing scores 1 on each question without an answer (NTCIR's no-answer rule), 0 on the others
+    rows = [line.split("\t") for line in open(os.path.join(FIXTURES, "answers-qac-ja.tsv"), encoding="utf-8")][1:]
+    row = json.loads((out / "row.json").read_text())
+    assert row["observed"]["answer_nothing"] == sum(r[3] == "0" for r in rows) / len(rows)
+    from qa_baseline import report
+    panel, = report.panels(report.records(report.load_rows(str(out))))
+    assert panel.references == [("answer nothing", row["observed"]["answer_nothing"])]  # the figure's line
 
 
 def test_bad_input_is_one_line(tmp_path, en_corpus):

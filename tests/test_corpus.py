@@ -59,7 +59,8 @@ def test_bad_records_skip_and_count(tmp_path):
 def test_not_utf8_is_reported(tmp_path):
     p = tmp_path / "latin.jsonl"
     p.write_bytes('{"id": "1", "contents": "caf\u00e9"}\n'.encode("latin-1"))
-    with pytest.raises(UserError, match=r"latin.jsonl:1: not valid UTF-8"):
+    with pytest.raises(UserError, match=r"latin.jsonl:1: not UTF-8 \(looks like Latin-1/Windows-1252\) "
+                                        r"\(fix: save it as UTF-8\)$"):
         list(read_corpus(jsonl_cfg(p), Problems()))
 
 
@@ -87,7 +88,7 @@ def test_bad_bytes_are_reported_on_their_own_line(tmp_path):
     good = "".join(json.dumps({"id": str(i), "contents": "x" * 40}) + "\n" for i in range(500))
     with gzip.open(p, "wb") as f:
         f.write(good.encode() + '{"id": "bad", "contents": "caf\u00e9"}\n'.encode("latin-1"))
-    with pytest.raises(UserError, match=r"long.jsonl.gz:501: not valid UTF-8 \(byte 31 of the line"):
+    with pytest.raises(UserError, match=r"long.jsonl.gz:501: not UTF-8 \(looks like Latin-1/Windows-1252\)"):
         list(read_corpus(jsonl_cfg(p), Problems()))
     damaged = tmp_path / "damaged.jsonl.gz"
     damaged.write_bytes(p.read_bytes()[:200])

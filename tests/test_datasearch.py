@@ -266,7 +266,7 @@ def test_run_with_dataset_ids_bad_datasets_warn_and_count(tmp_path, capsys):
     assert lines[1:] == [f"{qid}\t{g}" for qid, g in read_tsv(GOLD)[:8]] + ["ds-9\t", "ds-10\t"]
     row = json.loads((out / "row.json").read_text())
     assert row["metrics"] == {"EM": 0.8, "token_F1": 0.8}
-    assert row["params"]["unreadable_datasets"] == 2 and row["params"]["mode"] == "dataset ids"
+    assert row["observed"]["unreadable_datasets"] == 2 and row["settings"]["mode"] == "dataset ids"
     assert "warning: dataset 000000000004: " in captured.err and "missing.csv" in captured.err
     assert "broken.xlsx: not a readable XLSX workbook" in captured.err
     trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
@@ -279,18 +279,23 @@ def test_run_with_dataset_ids_bad_datasets_warn_and_count(tmp_path, capsys):
 def test_run_adhoc_from_the_official_layout(tmp_path, capsys):
     root = official_layout(tmp_path)
     questions_ = tmp_path / "questions.tsv"
+    # q3: its metadata words favour the population table (population x3 there), its cells the medal table
+    # (Norway, Canada): BM25 takes the first, bm25+cells re-ranks the second above it
     questions_.write_text("q1\tWhat is the population in Tokyo in 2020?\n"
-                          "q2\twhich nation won the most silver medals at the olympics?\t\n", encoding="utf-8")
-    (tmp_path / "gold.tsv").write_text("q1\t13,510,000\nq2\tNorway\n", encoding="utf-8")
+                          "q2\twhich nation won the most silver medals at the olympics?\t\n"
+                          "q3\tpopulation by nation for Norway and Canada\n", encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("q1\t13,510,000\nq2\tNorway\nq3\tno such answer\n", encoding="utf-8")
+    chosen = {"bm25": [POPULATION, MEDALS, POPULATION], "bm25+cells": [POPULATION, MEDALS, MEDALS]}
     for select in ("bm25", "bm25+cells"):
         out = tmp_path / select
         run("--data", str(questions_), "--collection", str(root / "data_search_e_collection.jsonl.bz2"),
             "--select", select, "--out", str(out), "--trace")
         row = json.loads((out / "row.json").read_text())
-        assert row["metrics"]["EM"] == 1.0 and row["params"]["mode"] == "ad-hoc"
+        assert row["metrics"]["EM"] == pytest.approx(2 / 3) and row["settings"]["mode"] == "ad-hoc"
         trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
-        assert [t["dataset"] for t in trace] == [POPULATION, MEDALS]
+        assert [t["dataset"] for t in trace] == chosen[select], select
         assert trace[0]["candidates"][0]["dataset"] == POPULATION
+        assert [c["dataset"] for c in trace[2]["candidates"]] == [POPULATION] + [MEDALS] * (select == "bm25+cells")
 
 
 def test_malformed_questions_file_is_file_line(tmp_path, capsys):

@@ -1,6 +1,7 @@
 """DBQA pipeline: the reader (labels optional, bad input with FILE:LINE), tokens, hand-computed BM25 and overlap
 values on self-written groups, the learned reranker's determinism, dense and cross on a handful of sentences,
 and `python -m qa_baseline.run --task dbqa` end to end (its metrics equal the scorer's on its submission)."""
+import hashlib
 import json
 import math
 import os
@@ -56,7 +57,7 @@ def test_read_groups_consecutive_lines_labels_optional(tmp_path):
     ("q\ta\n\n", ":2: expected 2 or 3 tab-separated fields"),
     ("q\ta\t1\nq\tb\tyes\n", ":2: label 'yes' is not 0 or 1"),
     ("q\ta\t1\nq\tb\n", ":2: label missing here but present on other lines, or the reverse"),
-    ("", ": no lines"),
+    ("", ": no lines (fix: write one line per candidate sentence: question<TAB>sentence[<TAB>label])"),
 ])
 def test_bad_input_names_file_and_line(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -66,8 +67,8 @@ def test_bad_input_names_file_and_line(tmp_path, text, message):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("q\ta\t1\n \tb\t0\n", ":2: empty question (pass --allow-empty"),
-    ("q\ta\t1\nr\tb\t0\nr\t\t0\n", ":3: empty sentence (pass --allow-empty"),
+    ("q\ta\t1\n \tb\t0\n", ":2: empty question (fix: pass --allow-empty"),
+    ("q\ta\t1\nr\tb\t0\nr\t\t0\n", ":3: empty sentence (fix: pass --allow-empty"),
 ])
 def test_empty_question_or_sentence(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -140,7 +141,7 @@ def test_learned_is_deterministic():
     models = [make("learned", "en", {}).fit(groups) for _ in range(2)]
     assert np.array_equal(models[0].score(groups), models[1].score(groups))
     assert models[0].params()["features"] == "bm25,overlap"
-    assert list(models[0].params()["weights"]) == ["bm25", "word", "word_idf", "char", "char_idf"]
+    assert list(models[0].fitted()["weights"]) == ["bm25", "word", "word_idf", "char", "char_idf"]
     with pytest.raises(UserError, match="lines labelled 1 and lines labelled 0"):
         make("learned", "en", {}).fit([dbqa.Group("q", ["a", "b"], [0, 0], 1)])
     with pytest.raises(UserError, match="--features bm25,learned"):
@@ -171,8 +172,11 @@ def test_cli_bm25_end_to_end(tmp_path):
     rc, err, (row, scores) = run_dbqa(tmp_path, "--data", EN, "--reranker", "bm25")
     assert rc == 0, err
     assert scores == pytest.approx(list(make("bm25", "en", {}).score(dbqa.read(EN))), rel=1e-15)
-    assert row["retriever"] == "bm25" and row["corpus"] == "-" and row["questions"] == 2
-    assert row["params"] == {"lang": "en", "tokens": "lucene-english", "k1": 0.9, "b": 0.4}
+    assert row["retriever"] == "bm25"
+    assert row["corpus"] == "given sentences" and row["questions"] == 2
+    assert row["settings"] == {"task": "dbqa", "data": "dbqa-en.tsv", "data_sha256": row["data_sha256"],
+                               "corpus": "given sentences", "method": "bm25", "lang": "en", "tokens": "lucene-english",
+                               "k1": 0.9, "b": 0.4}
     expected = dbqa.score(dbqa.read_gold(EN), scores)["metrics"]
     assert row["metrics"] == pytest.approx(expected) and row["metrics"]["ACC@1"] == 0.5  # sky, sky beats sky
     scored = cli("score", "--task", "dbqa", "--gold", EN, "--submission", str(tmp_path / "run" / "submission.txt"),
@@ -185,16 +189,17 @@ def test_cli_learned_holdout_and_unlabelled_data(tmp_path):
     assert rc == 0, err
     held_out = tmp_path / "run" / "heldout.tsv"  # group 1 of 0, 1: the second question's two lines
     assert held_out.read_text(encoding="utf-8").splitlines() == open(ZH, encoding="utf-8").read().splitlines()[3:]
-    assert len(scores) == 2 and row["questions"] == 1 and row["params"]["train_questions"] == 1
-    assert row["params"]["lang"] == "zh" and row["params"]["tokens"] == "char"
+    assert len(scores) == 2 and row["questions"] == 1 and row["observed"]["train_questions"] == 1
+    assert row["settings"]["lang"] == "zh" and row["settings"]["tokens"] == "char" and row["settings"]["holdout"] == 2
+    assert set(row["observed"]["weights"]) == {"bm25", "word", "word_idf", "char", "char_idf"}  # fitted: observed
     unlabelled = write(tmp_path, "".join(line.rsplit("\t", 1)[0] + "\n" for line in open(EN, encoding="utf-8")))
     rc, err, _ = run_dbqa(tmp_path, "--data", unlabelled, "--reranker", "learned", "--train", EN)
     assert rc == 2 and "holds another run (its data_sha256 and options differ" in err  # never over another run
     shutil.rmtree(tmp_path / "run")
     rc, err, (row, scores) = run_dbqa(tmp_path, "--data", unlabelled, "--reranker", "learned", "--train", EN)
     assert rc == 0, err
-    assert len(scores) == 6 and row["metrics"] == {} and row["params"]["train"] == "dbqa-en.tsv"
-    assert len(row["params"]["train_sha256"]) == 64
+    assert len(scores) == 6 and row["metrics"] == {}
+    assert row["settings"]["train"] == {"file": "dbqa-en.tsv", "sha256": hashlib.sha256(open(EN, "rb").read()).hexdigest()}
 
 
 @pytest.mark.parametrize("args, message", [
@@ -214,7 +219,8 @@ def test_cli_user_errors_are_one_line(tmp_path, args, message):
 def test_cli_empty_question_stops_unless_allowed(tmp_path):
     path = write(tmp_path, "q\ta\t1\nq\tb\t0\n\tc\t1\n\td\t0\n")
     rc, err, _ = run_dbqa(tmp_path, "--data", path)
-    assert rc == 2 and err == f"error: {path}:3: empty question (pass --allow-empty to rank such lines as they are)\n"
+    assert rc == 2 and err == (f"error: {path}:3: empty question (fix: pass --allow-empty to rank such lines as they "
+                               "are)\n")
     rc, err, (row, scores) = run_dbqa(tmp_path, "--data", path, "--allow-empty")
     assert rc == 0 and len(scores) == 4 and row["questions"] == 2, err
 

@@ -116,7 +116,7 @@ def test_index_and_encoder_must_match(dense_cfg, tmp_path, monkeypatch):
     monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
     with pytest.raises(UserError, match=r"built with encoder minilm \(512-d\).*differs in dim, package.*--force"):
         open_retriever("dense", dense_cfg, {"encoder": "minilm"})
-    with pytest.raises(UserError, match="no index at .*dense-bge-small; build it with: .*--dense bge-small"):
+    with pytest.raises(UserError, match=r"no index at .*dense-bge-small \(fix: build it with: .*--dense bge-small"):
         open_retriever("dense", dense_cfg, {"encoder": "bge-small"})
 
 
@@ -179,3 +179,13 @@ def test_trec_run_file_and_search_cli(dense_cfg, tmp_path):
     topics.write_text("q1 frozen water\n")
     r = cli("search", "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"), "--topics", str(topics), "--output", str(out))
     assert r.returncode == 2 and r.stderr.strip().endswith("topics.tsv:1: expected `qid<TAB>query`")
+
+
+def test_no_loading_weights_bar_in_a_run(tmp_path):
+    """Issue 21.9: transformers' own `Loading weights: 100%|...|` bar, printed while a sentence-transformers
+    model loads, does not leak into a run's output (a dense DBQA run on the sample)."""
+    done = cli("run", "--task", "dbqa", "--data", os.path.join(os.path.dirname(FIXTURES), "..", "examples",
+                                                                 "dbqa-en-sample.tsv"),
+               "--reranker", "dense", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    assert "Loading weights" not in done.stderr and "it/s]" not in done.stderr, done.stderr

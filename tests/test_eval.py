@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import eval as trec
+from qa_baseline import eval as trec, metrics as M
 from qa_baseline.errors import UserError
 from qa_baseline.retrievers import write_trec_run
 
@@ -25,9 +25,9 @@ def test_hand_computed_figures():
     # judged); the rank column (d1 before d2) is ignored. q2: d4 (not judged), d5 (1). q3 has no run, q4 no qrels.
     q1 = trec.judge(run["q1"], qrels["q1"])
     assert q1.rels == [2, 0, 1, trec.NONPOOL] and (q1.num_rel, q1.num_nonrel) == (3, 1)
-    assert trec.average_precision(q1) == pytest.approx((1 + 2 / 3) / 3)
-    assert trec.ndcg(q1) == pytest.approx((2 + 1 / 2) / (2 + 1 / math.log2(3) + 1 / 2))
-    assert trec.bpref(q1) == pytest.approx((1 + (1 - 1 / 1)) / 3)
+    assert M.trec_average_precision(q1) == pytest.approx((1 + 2 / 3) / 3)
+    assert M.ndcg(q1) == pytest.approx((2 + 1 / 2) / (2 + 1 / math.log2(3) + 1 / 2))
+    assert M.bpref(q1) == pytest.approx((1 + (1 - 1 / 1)) / 3)
     measures = trec.parse_measures(["map", "recip_rank", "P.5"])
     per_query, summary = trec.evaluate(run, qrels, measures)
     assert list(per_query) == ["q1", "q2"]

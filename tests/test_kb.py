@@ -12,7 +12,7 @@ from qa_baseline.errors import UserError
 from qa_baseline.kb.link import link, one_edit
 from qa_baseline.kb.normalise import base_name, normalise, sound
 from qa_baseline.kb.rank import Ranker, train
-from qa_baseline.kb.store import build_kb, open_kb
+from qa_baseline.kb.store import build_kb, kb_dir, open_kb
 
 KB = os.path.join(FIXTURES, "kbqa-tiny.kb")
 ALIASES = os.path.join(FIXTURES, "kbqa-tiny.mention2id")
@@ -71,9 +71,10 @@ def test_compressed_input_same_store(tmp_path):
 
 def test_bad_lines_stop_or_skip(tmp_path):
     bad = os.path.join(FIXTURES, "kbqa-bad.kb")
-    with pytest.raises(UserError, match=r"kbqa-bad\.kb:2: empty subject \(use --on-bad-record skip"):
+    with pytest.raises(UserError, match=r"kbqa-bad\.kb:2: empty subject \(fix: correct the record, or pass "
+                                        r"--on-bad-record skip"):
         build_kb(bad, root=str(tmp_path))
-    assert not os.path.exists(tmp_path / "kb" / "kbqa-bad")  # nothing half-built left behind
+    assert not os.path.exists(kb_dir(bad, str(tmp_path)))  # nothing half-built left behind
     folder = build_kb(bad, on_bad_record="skip", root=str(tmp_path))
     manifest = json.load(open(os.path.join(folder, "manifest.json")))
     assert (manifest["triples"], manifest["skipped"]["kb"]) == (2, 2)
@@ -84,8 +85,18 @@ def test_not_utf8_names_line_and_byte(tmp_path):
         build_kb(os.path.join(FIXTURES, "kbqa-gbk.kb"), root=str(tmp_path))
 
 
+def test_kb_in_gbk_names_the_encoding(tmp_path):
+    """Issue 21.7: a KB saved in GBK is one error line naming the encoding (the file's first line with UTF-8
+    beyond ASCII would make a bad byte a bad byte, as above)."""
+    gbk = tmp_path / "gbk.kb"
+    gbk.write_bytes("北京 ||| 简称 ||| 京\n中国 ||| 首都 ||| 北京\n".encode("gbk"))
+    with pytest.raises(UserError, match=r"gbk\.kb:1: not UTF-8 \(looks like GBK\) \(fix: save it as UTF-8\)$"):
+        build_kb(str(gbk), root=str(tmp_path / "idx"))
+
+
 def test_missing_store_names_the_build_command(tmp_path):
-    with pytest.raises(UserError, match=r"no KB store .* build it with: \.venv/bin/python -m qa_baseline\.index --kb"):
+    with pytest.raises(UserError, match=r"no KB store .* \(fix: build it with: \.venv/bin/python -m qa_baseline\.index "
+                                        r"--kb \S+\)$"):
         open_kb(KB, root=str(tmp_path))
 
 
@@ -197,3 +208,32 @@ def test_mini_kb_store_and_linking(shared, tmp_path):
     linked = sum(s in {m.subject for m in link(store, q.question)[1]} for q, s in zip(questions, subjects))
     assert linked >= 294, linked  # 98% of the first 300 (the whole test set: see README)
     store.close()
+
+
+def test_kb_files_of_one_name_never_share_a_store(tmp_path):
+    """Issue 21.6: `index --kb a/kb.txt` and `index --kb b/kb.txt` build two stores (the file's name plus a
+    checksum of its path), a run opens its own file's; `--name` names a store, which a run finds too, and a
+    build never replaces a store built from another KB file."""
+    kbs = {}
+    for folder, obj in (("a", "甲"), ("b", "乙"), ("c", "丙")):
+        (tmp_path / folder).mkdir()
+        kbs[folder] = path = tmp_path / folder / "kb.txt"
+        path.write_text(f"北京 ||| 简称 ||| {obj}\n", encoding="utf-8")
+    root = str(tmp_path / "idx")
+    stores = {f: build_kb(str(kbs[f]), root=root) for f in "ab"}
+    assert stores["a"] != stores["b"] and os.path.basename(stores["a"]).startswith("kb-")
+    for folder, obj in (("a", "甲"), ("b", "乙")):
+        store = open_kb(str(kbs[folder]), root=root)
+        assert store.triples("北京") == [("简称", obj)]
+        store.close()
+    assert build_kb(str(kbs["c"]), root=root, name="mine") == os.path.join(root, "kb", "mine")
+    store = open_kb(str(kbs["c"]), root=root)  # found under its --name
+    assert store.folder == os.path.join(root, "kb", "mine") and store.triples("北京") == [("简称", "丙")]
+    store.close()
+    with pytest.raises(UserError, match=r"kb/mine holds the KB store of .*/c/kb.txt, not of .*/a/kb.txt"):
+        build_kb(str(kbs["a"]), root=root, name="mine")
+    refused = cli("index", "--kb", str(kbs["b"]), "--name", "mine", env={"QA_BASELINE_INDEXES": root})
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "holds the KB store of" in refused.stderr
+    folder = cli("index", "--kb", str(tmp_path / "a"), env={"QA_BASELINE_INDEXES": root})
+    assert folder.returncode == 2 and f"{tmp_path / 'a'}: is a folder" in folder.stderr

@@ -15,7 +15,9 @@ from qa_baseline import leaderboard as lb
 from qa_baseline import score, tasks
 from qa_baseline.errors import UserError
 from qa_baseline.plot import count_points
-from qa_baseline.significance import bootstrap_ci, randomisation_test
+from qa_baseline.significance import holm, randomisation_test
+from qa_baseline.validate import Errors
+from test_report import percentile_ci
 
 BOARD = os.path.join(FIXTURES, "leaderboard")
 GOLD, SUBMISSIONS = os.path.join(BOARD, "gold.csv"), os.path.join(BOARD, "submissions")
@@ -53,7 +55,7 @@ def test_ranks_ties_intervals_and_tests():
     assert [e.name for e in b.invalid] == ["broken"] and b.invalid[0].count == 13
     assert "broken_en.csv:1: answer 'E' is not one of A, B, C, D" in b.invalid[0].problems[0]
     for e in b.entries:
-        assert e.ci["accuracy"] == bootstrap_ci(e.per_question["accuracy"])
+        assert e.ci["accuracy"] == percentile_ci(e.per_question["accuracy"])
     alpha, beta, gamma, delta = b.entries
     # exact p-values: alpha vs beta differ on 3 questions (2/8), beta and gamma score the same (1), gamma vs
     # delta on 5 questions, all in gamma's favour (2/32)
@@ -70,14 +72,17 @@ def test_markdown_table(capsys):
     assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[0].startswith("**mcqa-en leaderboard: 4 entries (1 invalid submission left out), ranked by accuracy;")
-    assert "paired approximate randomisation test" in lines[0] and "10000 permutations" in lines[0]
+    assert lines[0] == ("**Leaderboard of mcqa-en on gold.csv (12 questions): 4 teams ranked by accuracy, shown with "
+                        "its 95% bootstrap confidence interval (1,000 resamples, seed 0); 1 invalid submission left "
+                        "out. p (next): paired approximate randomisation test on accuracy (10,000 permutations, "
+                        "two-sided, seed 0) of each team with the next team, not corrected for multiple comparisons; "
+                        "* p < 0.05.**")
     assert lines[2:4] == ["| Rank | Team | accuracy (%) [95% CI] | p (next) |", "|---:|---|---:|---:|"]
     assert lines[4].startswith("| 1 | alpha | 100.0 [100.0, 100.0] | 0.2")
     assert lines[5] == f"| 2 | beta | 75.0 [50.0, 100.0] | 1.000 |"
     assert lines[6].startswith("| 2 | gamma | 75.0 [") and not lines[6].endswith("* |")  # p = 0.0625: no star
-    assert lines[7] == f"| 4 | delta | 33.3 [{lb.render.number('accuracy', board().entries[3].ci['accuracy'][0])}, " \
-                       f"{lb.render.number('accuracy', board().entries[3].ci['accuracy'][1])}] |  |"
+    low, high = percentile_ci([0.0] * 8 + [1.0] * 4)  # delta: q1-q8 wrong, q9-q12 right
+    assert lines[7] == f"| 4 | delta | 33.3 [{100 * low:.1f}, {100 * high:.1f}] |  |"
     assert lines[-1] == "Left out (invalid): broken (13 problems)"
     assert "left out: broken (" in captured.err and "broken_en.csv:3: duplicate id 'q2'" in captured.err
 
@@ -99,18 +104,14 @@ def test_json_and_csv(capsys):
 def test_latex_has_a_label_and_compiles(tmp_path, capsys):
     assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--format", "latex"]) == 0
     tex = capsys.readouterr().out
-    assert r"\label{tab:leaderboard-mcqa-en}" in tex and r"accuracy (\%) [95\% CI]" in tex
-    assert max(map(len, tex.splitlines())) <= 100
-    if not shutil.which("pdflatex"):
-        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-    (tmp_path / "board.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" +
-                                        tex + "\n\\end{document}\n")
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "board.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
+    assert r"\label{tab:leaderboard-mcqa-en}" in tex and r"accuracy (\%)\\ \scriptsize {[}95\% CI{]}" in tex
+    assert r"* p $<$ 0.05" in tex and max(map(len, tex.splitlines())) <= 100
+    from test_latex import compile_latex
+    compile_latex(tmp_path, tex, "article")
 
 
-def test_baseline_runs_join(tmp_path, capsys):
+def baseline_runs(tmp_path):
+    """A runs folder with a baseline run on the gold's questions (9 of 12 right) and one on other data."""
     runs = tmp_path / "runs"
     for folder, answers in [("gold--vital-en--bm25", "ABCDABCDAAAA"), ("dev--vital-en--bm25", "ABC")]:
         (runs / folder).mkdir(parents=True)
@@ -119,11 +120,70 @@ def test_baseline_runs_join(tmp_path, capsys):
         (runs / folder / "row.json").write_text(json.dumps({
             "task": "mcqa-en", "data": f"/d/{folder}.csv", "corpus": "vital-en", "retriever": "bm25", "metrics": {},
             "files": {"submission": str(sub)}}))
-    b = board(baselines=str(runs))
+    return str(runs)
+
+
+def test_baseline_runs_join(tmp_path, capsys):
+    b = board(baselines=baseline_runs(tmp_path))
     assert [(e.rank, e.name, e.kind) for e in b.entries] == [
-        (1, "alpha", "team"), (2, "beta", "team"), (2, "gamma", "team"), (None, "baseline vital-en--bm25", "baseline"),
+        (1, "alpha", "team"), (2, "beta", "team"), (2, "gamma", "team"), (None, "baseline vital-en bm25", "baseline"),
         (4, "delta", "team")]  # the baseline: 9/12 like beta and gamma, listed after the teams of its score
-    assert "dev--vital-en--bm25/row.json: a run on other data" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "dev--vital-en--bm25/row.json: a run on other data (9 problems against the gold)" in err
+
+
+def test_baselines_stay_outside_the_chain_of_tests(tmp_path, capsys):
+    """gamma is tested against delta, the next team, not against the baseline between them; the baseline has
+    no p-value."""
+    alpha, beta, gamma, baseline, delta = board(baselines=baseline_runs(tmp_path), permutations=2000).entries
+    assert gamma.p_next == randomisation_test(gamma.per_question["accuracy"], delta.per_question["accuracy"], 2000)
+    assert gamma.p_next != randomisation_test(gamma.per_question["accuracy"], baseline.per_question["accuracy"], 2000)
+    assert baseline.p_next is None and delta.p_next is None
+    assert beta.p_next == 1.0  # beta and gamma: the same score
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--baselines",
+                       str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert "4 teams and 1 baseline (unranked) ranked by accuracy" in out
+    assert "| baseline vital-en bm25 | 75.0 [" in out and out.split("| baseline vital-en bm25 |")[1].split("\n")[0] \
+        .endswith("|  |")
+
+
+def test_holm_matches_a_hand_computed_example():
+    # m = 4, ascending: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1 = 0.04, raised to 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0]  # 0.5 x 2 = 1.0, capped; 0.9 raised to it
+    assert holm([0.02, 0.02, 0.5]) == pytest.approx([0.06, 0.06, 0.5])
+    assert holm([0.04]) == [0.04] and holm([]) == []
+
+
+def test_every_pair_of_teams(tmp_path, capsys):
+    b = board(baselines=baseline_runs(tmp_path), pairs="all", permutations=2000)
+    teams = [e for e in b.entries if e.kind == "team"]
+    assert [(c.a, c.b) for c in b.comparisons] == [("alpha", "beta"), ("alpha", "gamma"), ("alpha", "delta"),
+                                                   ("beta", "gamma"), ("beta", "delta"), ("gamma", "delta")]
+    raw = [randomisation_test(a.per_question["accuracy"], c.per_question["accuracy"], 2000)
+           for i, a in enumerate(teams) for c in teams[i + 1:]]
+    assert [c.p for c in b.comparisons] == raw and [c.p_holm for c in b.comparisons] == holm(raw)
+    assert all(e.p_next is None for e in b.entries)
+    assert b.p_holm("delta", "alpha") == b.p_holm("alpha", "delta") < 0.05 and b.p_holm("beta", "beta") is None
+    argv = ["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--pairs", "all",
+            "--permutations", "2000"]
+    assert score.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "p (next)" not in out and "Holm-Bonferroni corrected over the 6 pairs; * p < 0.05." in out
+    p = {(c.a, c.b): lb.p_text(c.p_holm) for c in b.comparisons}
+    assert "| # | Team | 1 | 2 | 3 | 4 |\n|---:|---|---:|---:|---:|---:|\n" \
+           f"| 1 | alpha |  | {p['alpha', 'beta']} | {p['alpha', 'gamma']} | {p['alpha', 'delta']} |" in out
+    assert p["alpha", "delta"].endswith("*")
+    assert score.main([*argv, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pairs"] == "all" and len(data["comparisons"]) == 6 and set(data["comparisons"][0]) == {
+        "a", "b", "p", "p_holm"}
+    assert score.main([*argv, "--format", "csv"]) == 0
+    header, first = capsys.readouterr().out.splitlines()[:2]
+    assert header == ("rank,name,kind,accuracy,ci_low,ci_high,p_holm[alpha],p_holm[beta],p_holm[gamma],"
+                      "p_holm[delta],files")
+    assert first.split(",")[6:10] == ["", *(str(b.p_holm("alpha", n)) for n in ("beta", "gamma", "delta"))]
 
 
 def test_multi_file_teams(tmp_path):
@@ -133,7 +193,58 @@ def test_multi_file_teams(tmp_path):
     (tmp_path / "teamB_en.csv").write_text("e1,A\ne2,B\ne3,A\n")
     b = lb.build(tasks.get("mcqa-all"), golds, [str(tmp_path)])
     assert [(e.name, e.metrics["accuracy"]) for e in b.entries] == [("teamA", pytest.approx(0.8))]
-    assert b.invalid[0].name == "teamB" and "1 files for 2 gold files" in b.invalid[0].problems[0]
+    assert b.invalid[0].name == "teamB" and "1 file for 2 gold files" in b.invalid[0].problems[0]
+    # one accuracy column per language, none named after a gold file (it would repeat its language's)
+    assert list(b.entries[0].metrics) == ["accuracy", "accuracy[en]", "accuracy[zh]"]
+    assert lb.show(b, "md").splitlines()[2] == \
+        "| Rank | Team | accuracy (%) [95% CI] | accuracy[en] (%) | accuracy[zh] (%) | p (next) |"
+
+
+def test_a_language_with_several_files_keeps_its_files_apart(tmp_path):
+    task, golds = tasks.get("mcqa-all"), [os.path.join(FIXTURES, "scoring", "mcqa-en.csv")]
+    shutil.copy(golds[0], tmp_path / "second.csv")
+    golds.append(str(tmp_path / "second.csv"))
+    pairs = []
+    for gold_path, name in zip(golds, ("a_en.csv", "b_en.csv")):
+        (tmp_path / name).write_text("e1,A\ne2,B\ne3,A\n" if name == "a_en.csv" else "e1,B\ne2,C\ne3,C\n")
+        gold = task.read_gold(gold_path)
+        pairs.append((gold_path, str(tmp_path / name), gold, task.read_submission(str(tmp_path / name), gold,
+                                                                                   Errors(5))))
+    assert task.score_files(pairs)["metrics"] == {"accuracy": pytest.approx(0.5),
+                                                  "accuracy[mcqa-en]": pytest.approx(2 / 3),
+                                                  "accuracy[second]": pytest.approx(1 / 3)}
+
+
+def test_score_prints_measures_as_the_leaderboard_does(tmp_path, capsys):
+    """`score` of one submission: md and LaTeX as the papers print each measure (per cent with one decimal,
+    fractions with three), CSV and JSON raw fractions; plurals right."""
+    sub = tmp_path / "ds.txt"
+    sub.write_text("<SYSDESC>x</SYSDESC>\nnt-1\tKim Yu-na\nnt-2\tArizona\nnt-3\t1966\n")
+    argv = ["--task", "datasearch", "--gold", os.path.join(FIXTURES, "scoring", "datasearch.tsv"),
+            "--submission", str(sub)]
+    assert score.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| EM (%) | 66.7 |" in out and "| token_F1 | 0." in out and "(datasearch, 3 questions)" in out
+    assert score.main([*argv, "--format", "latex"]) == 0
+    assert r"EM (\%) & 66.7 \\" in capsys.readouterr().out
+    assert score.main([*argv, "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"EM,{2 / 3}"
+    assert score.main([*argv, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"]["EM"] == 2 / 3
+    one = tmp_path / "one.csv"
+    one.write_text("".join(f"q{i},{'E' if i == 1 else 'A'}\n" for i in range(1, 13)))
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submission", str(one)]) == 1
+    assert capsys.readouterr().err.startswith("invalid submission: 1 problem\n")
+
+
+def test_plurals_for_one(tmp_path, capsys):
+    shutil.copy(os.path.join(SUBMISSIONS, "alpha_en.csv"), tmp_path / "alpha_en.csv")
+    (tmp_path / "bad_en.csv").write_text("".join(f"q{i},{'E' if i == 1 else 'A'}\n" for i in range(1, 13)))
+    assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "(12 questions): 1 team ranked by accuracy" in captured.out and "1 invalid submission left out" in \
+        captured.out
+    assert captured.out.endswith("Left out (invalid): bad (1 problem)\n") and ": 1 problem\n" in captured.err
 
 
 def test_a_submission_never_stops_the_board(tmp_path, monkeypatch):

@@ -53,11 +53,12 @@ def test_official_correct_answer_0_to_3_is_read_as_a_letter(tmp_path):
 
 
 @pytest.mark.parametrize("text, line, reason", [
-    ('1,"Q","a","b","c"\n', 1, "expected 6 or 7 fields"),
+    ('1,"Q","a","b","c"\n', 1, "5 fields, expected 7 (id, question, A, B, C, D, answer) or, in a file without "
+                               "answers, 6 (fix: "),
         ('1,"Q","a","b","c","d",E\n', 1, "correctAnswer 'E' is not 0, 1, 2, 3"),
         ('1,"Q","a","b","c","d",4\n', 1, "correctAnswer '4' is not 0, 1, 2, 3"),
     ('1,"Q","a","b","c","d",A\n1,"R","a","b","c","d",B\n', 2, "duplicate id '1' (first on line 1)"),
-    ('1,"Q","a","b","c","d",A\n2,"R","a","b","c","d"\n', 2, "gold label missing"),
+    ('1,"Q","a","b","c","d",A\n2,"R","a","b","c","d",\n', 2, "gold label missing here but present on other lines"),
     ('1,"Q","a","","c","d",A\n', 1, "empty option B"),
     (',"Q","a","b","c","d",A\n', 1, "empty id"),
     ('1,"","a","b","c","d",A\n', 1, "empty question"),
@@ -70,10 +71,29 @@ def test_read_errors_name_file_line_reason(tmp_path, text, line, reason):
     assert str(e.value).startswith(f"{p}:{line}: ") and reason in str(e.value)
 
 
+@pytest.mark.parametrize("text, line, fix", [
+    ('1,"Q","a","b","c","d",A\n2,"R","a","b","c","d"\n', 2, "as on line 1"),  # the other rows have 7
+    ('1,"Q","a","b","c","d"\n2,"R","a","b","c","d",B\n', 1, "as on line 2"),  # the first row is the odd one
+])
+def test_a_six_field_row_among_seven_field_rows_says_what_is_missing(tmp_path, text, line, fix):
+    """Issue 21.9: a row without its answer in a labelled file is `6 fields, expected 7 (id, question, A, B, C,
+    D, answer)`; an unlabelled test file (6 fields everywhere) reads as before."""
+    p = write(tmp_path, text)
+    with pytest.raises(UserError) as e:
+        mcqa.read(p)
+    assert str(e.value) == (f"{p}:{line}: 6 fields, expected 7 (id, question, A, B, C, D, answer) (fix: add the "
+                            f"answer (0-3 or A-D) as the 7th field, {fix})")
+    assert [q.gold for q in mcqa.read(write(tmp_path, '1,"Q","a","b","c","d"\n2,"R","a","b","c","d"\n'))] == \
+        [None, None]
+    with pytest.raises(UserError, match=r":3: 7 fields, expected 6 \(id, question, A, B, C, D\) as on the lines "
+                                        "before"):
+        mcqa.read(write(tmp_path, '1,"Q","a","b","c","d"\n2,"R","a","b","c","d"\n3,"S","a","b","c","d",C\n'))
+
+
 def test_read_not_utf8_and_empty(tmp_path):
-    with pytest.raises(UserError, match="not valid UTF-8"):
+    with pytest.raises(UserError, match=r"q.csv:1: not UTF-8 \(looks like Latin-1/Windows-1252\)"):
         mcqa.read(write(tmp_path, '1,"Qué","a","b","c","d",A\n', encoding="latin-1"))
-    with pytest.raises(UserError, match="no questions"):
+    with pytest.raises(UserError, match=r"q.csv: no questions \(fix: write one line per question: "):
         mcqa.read(write(tmp_path, "\n"))
 
 
@@ -142,7 +162,7 @@ def test_cli_end_to_end(index_root, tmp_path):
     out = tmp_path / "run"
     missing = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out),
                   env={"QA_BASELINE_INDEXES": str(tmp_path / "none")})
-    assert missing.returncode == 2 and f"python -m qa_baseline.index --corpus {corpus}\n" in missing.stderr
+    assert missing.returncode == 2 and f"python -m qa_baseline.index --corpus {corpus})\n" in missing.stderr
     assert "Traceback" not in missing.stderr and not out.exists()
     built = cli("index", "--corpus", corpus, env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
     assert built.returncode == 0, built.stderr
@@ -155,7 +175,10 @@ def test_cli_end_to_end(index_root, tmp_path):
     assert (out / "T1_en.csv").read_text() == "q1,A\nq2,B\nq3,C\nq4,A\n"
     row = json.loads((out / "row.json").read_text())
     assert row["metrics"] == {"accuracy": 1.0} and row["questions"] == 4
-    assert row["params"] == {"analyzer": "default", "k1": 0.9, "b": 0.4, "n": 3}
+    assert row["settings"] == {"task": "mcqa-en", "data": "mcqa-sample.csv", "data_sha256": row["data_sha256"],
+                               "corpus": "tiny-en", "method": "bm25", "n": 3, "analyzer": "default", "k1": 0.9,
+                               "b": 0.4}
+    assert set(row["observed"]) == {"seconds"}  # timings are observed, never settings
     assert row["index_manifest"]["passages"] == 6 and row["versions"]["anserini"] == "1.7.1"
     traced = cli("run", "--task", "mcqa-en", "--corpus", corpus, "--data", SAMPLE, "--out", str(out), "--trace",
                  env={"QA_BASELINE_INDEXES": str(tmp_path / "ix")})
@@ -163,13 +186,13 @@ def test_cli_end_to_end(index_root, tmp_path):
     assert oct((out / "row.json").stat().st_mode & 0o777) == oct(0o666 & ~UMASK)
 
 
-def test_index_from_another_corpus_is_refused(index_root, tmp_path):
+def test_index_of_another_file_of_the_same_name_is_never_opened(index_root, tmp_path):
     one, two = tmp_path / "a" / "c.jsonl", tmp_path / "b" / "c.jsonl"  # same name, other files
     for p in (one, two):
         p.parent.mkdir()
         p.write_text('{"id": "x", "contents": "cat"}\n', encoding="utf-8")
     build_bm25(corpus_config(str(one), lang="zh"))
-    with pytest.raises(UserError, match=f"built from {one}, not from this corpus; rebuild it with: "
+    with pytest.raises(UserError, match=r"no index at .*/c-[0-9a-f]{8}/bm25-cjk \(fix: build it with: "
                                         f".venv/bin/python -m qa_baseline.index --corpus {two} --lang zh"):
         open_retriever("bm25", corpus_config(str(two), lang="zh"), {})
 

@@ -18,6 +18,31 @@ def test_mean_and_summarise():
     assert M.measure("accuracy[gaokao-history]") is M.MEASURES["accuracy"] and M.MEASURES["EM"].percent
 
 
+
+def test_one_registry_shape():
+    """Task measures and trec_eval's are the same Measure: a name, a function of one question, a definition."""
+    for registry in (M.MEASURES, M.TREC_EVAL):
+        for name, m in registry.items():
+            assert isinstance(m, M.Measure) and m.name == name and m.definition
+            assert m.fn is not None or name == "num_q"
+    assert M.MEASURES["MRR"].fn is M.TREC_EVAL["recip_rank"].fn  # reciprocal rank, written once
+    assert M.TREC_EVAL["P"].cutoffs == M.CUTOFFS and M.TREC_EVAL["P"].kind == "cut"
+
+
+def test_measures_of_one_judged_question():
+    q = M.Judged.binary([0, 1, 1], 4)  # 3 returned, 2 correct, 4 gold items
+    assert (q.num_ret, q.num_rel, q.num_rel_ret) == (3, 4, 2)
+    values = {name: m.fn(q) for name, m in M.MEASURES.items() if name not in ("EM", "token_F1")}
+    assert values["MRR"] == 0.5 and values["ACC@1"] == 0.0 and values["accuracy@2"] == 1.0
+    assert values["MAP"] == pytest.approx((1 / 2 + 2 / 3) / 3)                  # NLPCC: / min(m, n)
+    assert M.TREC_EVAL["map"].fn(q) == pytest.approx((1 / 2 + 2 / 3) / 4)      # trec_eval: / m
+    assert (values["precision"], values["recall"]) == pytest.approx((2 / 3, 1 / 2))
+    assert values["AFM"] == values["F1"] and values["has_answer_accuracy"] == 1.0
+    assert M.MEASURES["AFM"].fn(M.Judged.binary([], 0)) == 1.0                 # the no-answer rule
+    assert M.Judged.answer_set(["a", "a", "x"], ["a", "b"]).num_rel_ret == 1
+    assert M.score_questions(("EM", "token_F1"), [M.Answered("Penn State", ["penn state"]), M.Answered("x", ["y"])]) \
+        == {"metrics": {"EM": 0.5, "token_F1": 0.5}, "per_question": {"EM": [1.0, 0.0], "token_F1": [1.0, 0.0]}}
+
 def test_rank_by_score_keeps_input_order_on_ties():
     assert M.rank_by_score([0.5, 0.9, 0.5, 0.9, 0.1]) == [1, 3, 0, 2, 4]
     assert M.rank_by_score([]) == []

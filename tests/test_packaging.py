@@ -1,5 +1,6 @@
 """A wheel built from the repository works outside the checkout: configs inside it, the console script, `python
 -m qa_baseline`, --version, user configs overriding the packaged ones; LICENSE and CITATION.cff exist."""
+import filecmp
 import os
 import shutil
 import subprocess
@@ -71,6 +72,32 @@ def test_installed_copy_runs_outside_the_checkout(wheel, tmp_path):
     assert run.returncode == 0 and "--corpus NAME|PATH" in run.stdout
     for command in COMMANDS:
         assert installed(site, "-m", "qa_baseline", command, "--help").returncode == 0, command
+
+
+def test_sample_data_ships_and_runs_outside_the_checkout(wheel, tmp_path):
+    """Issue 21.8: mcqa-en's sample questions are package data, so the task config's default data resolves to
+    the file inside the installed package and `qa-baseline run --task mcqa-en` runs outside a checkout; there,
+    hints name `qa-baseline index`, never `.venv/bin/python`."""
+    path, site = wheel
+    assert "qa_baseline/examples/mcqa-en-science-sample.csv" in zipfile.ZipFile(path).namelist()
+    code = ("from qa_baseline.config import task_config; from qa_baseline.run import default_data; "
+            "print(default_data('mcqa-en', task_config('mcqa-en')['data']))")
+    found = installed(site, "-c", code, cwd=tmp_path).stdout.strip()
+    assert found == str(site / "qa_baseline" / "examples" / "mcqa-en-science-sample.csv")
+    assert filecmp.cmp(found, os.path.join(ROOT, "examples", "mcqa-en-science-sample.csv"), shallow=False)
+    corpus = tmp_path / "tiny.jsonl"
+    shutil.copy(os.path.join(ROOT, "tests", "fixtures", "tiny-en.jsonl"), corpus)
+    env = {"QA_BASELINE_INDEXES": str(tmp_path / "indexes"), "QA_BASELINE_PROGRESS": "off"}
+    run = ["-m", "qa_baseline", "run", "--task", "mcqa-en", "--corpus", str(corpus)]
+    missing = installed(site, *run, env=env, cwd=tmp_path)
+    assert missing.returncode == 2 and f"(fix: build it with: qa-baseline index --corpus {corpus})\n" in missing.stderr
+    assert ".venv" not in missing.stderr
+    built = installed(site, "-m", "qa_baseline", "index", "--corpus", str(corpus), env=env, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    done = installed(site, *run, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("mcqa-en\tmcqa-en-science-sample.csv\ttiny\tbm25\t")
+    assert list((tmp_path / "runs" / "mcqa-en").iterdir())  # outputs in the current folder
 
 
 def test_user_configs_override_packaged_ones(wheel, tmp_path):

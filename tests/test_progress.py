@@ -68,4 +68,41 @@ def test_a_failed_step_shows_the_log_tail(index_root, tmp_path, capsys):
             logger.info("step 1 done")
             raise RuntimeError("boom")
     err = capsys.readouterr().err
-    assert f"last 1 lines of the Java log {path}:" in err and "step 1 done" in err
+    assert f"last 1 line of the Java log {path}:" in err and "step 1 done" in err
+
+
+def test_index_progress_lines_carry_a_total_and_a_percentage(tmp_path, monkeypatch, capsys):
+    """Issue 21.8: every progress line of an index build says how far it is of what: the BM25 read over the
+    corpus files' bytes (the passages are not known up front), the dense encoding over the passages (from the
+    BM25 index, else counted)."""
+    import gzip
+    import re
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index import dense
+    from qa_baseline.index.lucene import build_bm25
+    import numpy as np
+    from qa_baseline import encoders
+
+    class FakeEncoder(encoders.Encoder):  # a 4-d stand-in: the build's bookkeeping without loading a model
+        def _encode(self, texts, kind):
+            return np.array([[len(t), t.count("a"), t.count("e"), 1.0] for t in texts], dtype=np.float32)
+    monkeypatch.setenv("QA_BASELINE_PROGRESS", "log")
+    monkeypatch.setenv("QA_BASELINE_PROGRESS_SECONDS", "0")  # a line at every update
+    monkeypatch.setattr(dense, "load_encoder", lambda name, lang: FakeEncoder("minilm", {"kind": "fake"}))
+    corpus = tmp_path / "c.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as f:
+        f.writelines(f'{{"id": "{i}", "contents": "passage {i} about cats"}}\n' for i in range(3000))
+    cfg = corpus_config(str(corpus))
+    root = str(tmp_path / "ix")
+    dense.build_dense(cfg, "minilm", shard_size=1000, root=root)  # before BM25: the passages are counted
+    folder = build_bm25(cfg, root=root)
+    dense.build_dense(cfg, "minilm", shard_size=1000, root=root, force=True)  # the BM25 index's count
+    with monkeypatch.context() as m:  # known from the BM25 index, without reading the corpus
+        m.setattr(dense, "read_corpus", None)
+        assert dense.passage_count(cfg, os.path.join(os.path.dirname(folder), ".dense-minilm.partial")) == 3000
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith(("reading c", "encoding c"))]
+    assert any(line.startswith("reading c") for line in lines) and any(line.startswith("encoding c") for line in lines)
+    shape = re.compile(r"^(reading c: [\d.]+k?/[\d.]+kB|encoding c \(minilm\): \d+/3000 passages) \(\d+%\) \[")
+    assert all(shape.match(line) for line in lines), [line for line in lines if not shape.match(line)]
+    assert any(line.startswith("encoding c (minilm): 3000/3000 passages (100%)") for line in lines)
+    assert any("(100%)" in line and "3,000 passages" in line for line in lines if line.startswith("reading"))

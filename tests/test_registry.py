@@ -80,6 +80,7 @@ def test_the_row_records_the_effective_settings(tmp_path):
     p = cli("run", "--task", "dbqa", "--data", data, "--reranker", "overlap", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     row = json.loads((tmp_path / "row.json").read_text())
-    assert row["settings"]["reranker"] == "overlap" and row["retriever"] == "overlap"
+    assert row["config"]["reranker"] == "overlap" and row["retriever"] == "overlap"
+    assert row["settings"]["method"] == "overlap" and "reranker" not in row["settings"]
     assert row["command"][-4:] == ["--reranker", "overlap", "--out", str(tmp_path)]
     assert set(row["metrics"]) == {"MRR", "MAP", "ACC@1"} and row["questions"] == 4

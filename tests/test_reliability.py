@@ -50,8 +50,8 @@ def tiny_index(tmp_path, monkeypatch):
 def test_damaged_index_is_one_error_line_naming_the_rebuild(tiny_index, tmp_path, capsys):
     cfg, folder = tiny_index
     os.remove(os.path.join(folder, "lucene", "_0.si"))
-    with pytest.raises(UserError, match=r"the index at .*bm25-default is damaged or incomplete \(.*\); rebuild it "
-                                        r"with: .*qa_baseline.index --corpus .*tiny-en.jsonl --force$"):
+    with pytest.raises(UserError, match=r"the index at .*bm25-default is damaged or incomplete \(.*\) \(fix: rebuild "
+                                        r"it with: .*qa_baseline.index --corpus .*tiny-en.jsonl --force\)$"):
         open_retriever("bm25", cfg, {})
     capsys.readouterr()
     assert run("--data", MCQA, out=tmp_path / "run") == 2
@@ -193,8 +193,8 @@ def test_damaged_dense_index_is_one_error_line(tmp_path, monkeypatch):
     assert open_retriever("dense", cfg, {"encoder": "minilm"}).search(["cat"], 1)[0]
     with open(os.path.join(folder, "faiss.index"), "r+b") as f:
         f.truncate(100)
-    with pytest.raises(UserError, match=r"dense-minilm is damaged or incomplete \(RuntimeError: .*\); rebuild it "
-                                        r"with: .*--dense minilm --shard-size 4 --force$"):
+    with pytest.raises(UserError, match=r"dense-minilm is damaged or incomplete \(RuntimeError: .*\) \(fix: rebuild "
+                                        r"it with: .*--dense minilm --shard-size 4 --force\)$"):
         open_retriever("dense", cfg, {"encoder": "minilm"})
 
 
@@ -202,11 +202,33 @@ def test_dense_hint_keeps_the_shard_size_of_the_build_in_progress(tmp_path, monk
     monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
     monkeypatch.setattr("qa_baseline.retrievers.dense.load_encoder", lambda name, lang: FakeEncoder(name, {}))
     cfg = corpus_config(TINY)
-    partial = tmp_path / "tiny-en" / ".dense-minilm.partial"
+    partial = tmp_path / cfg["index"] / ".dense-minilm.partial"
     partial.mkdir(parents=True)
     (partial / "spec.json").write_text(json.dumps({"fingerprint": "f", "shard_size": 1000}))
-    with pytest.raises(UserError, match=r"build it with: .*--dense minilm --shard-size 1000$"):
+    with pytest.raises(UserError, match=r"build it with: .*--dense minilm --shard-size 1000; it "):
         open_retriever("dense", cfg, {"encoder": "minilm"})
+
+
+def test_missing_index_hints_build_bm25_only_and_say_how_long_a_dense_build_takes(tmp_path, monkeypatch):
+    """Issue 21.8: the hint for a BM25 run's missing index builds BM25 only (`--no-dense`: the corpus config
+    lists minilm, whose build takes most of an hour on shared-en); the hint for a dense index says how long its
+    build takes, estimated from the BM25 index's passage count."""
+    monkeypatch.setenv("QA_BASELINE_INDEXES", str(tmp_path))
+    monkeypatch.setattr("qa_baseline.retrievers.dense.load_encoder", lambda name, lang: FakeEncoder(name, {}))
+    with pytest.raises(UserError, match=r"^no index at .*/vital-en/bm25-default \(fix: build it with: "
+                                        r"\.venv/bin/python -m qa_baseline\.index --corpus vital-en --no-dense\)$"):
+        open_retriever("bm25", corpus_config("vital-en"), {})
+    with pytest.raises(UserError, match=r"build it with: .* --corpus vital-en --dense minilm; it encodes about 27–38 "
+                                        r"passages/s, an estimate measured with minilm on 2 CPU cores\)$"):
+        open_retriever("dense", corpus_config("vital-en"), {})
+    (tmp_path / "vital-en" / "bm25-default").mkdir(parents=True)
+    (tmp_path / "vital-en" / "bm25-default" / "manifest.json").write_text('{"passages": 95675}')
+    with pytest.raises(UserError, match=r"--dense minilm; it takes an estimated 42–59 min for 95,675 passages, at "
+                                        r"the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a "
+                                        r"GPU are faster\)$"):
+        open_retriever("dense", corpus_config("vital-en"), {})
+    with pytest.raises(UserError, match=r"build it with: .* --corpus \S+tiny-en.jsonl\)$"):  # no dense encoders listed
+        open_retriever("bm25", corpus_config(TINY), {})
 
 
 # --- 16.4: no network, no telemetry ------------------------------------------------------------------------------
@@ -257,9 +279,10 @@ def test_device_or_folder_as_gold_is_named(tmp_path):
     sub = tmp_path / "s.txt"
     sub.write_text("x\n")
     p = cli("score", "--task", "kbqa", "--gold", "/dev/zero", "--submission", str(sub))
-    assert p.returncode == 2 and p.stderr == "error: /dev/zero: not a regular file (a device or socket); give a file\n"
+    assert p.returncode == 2 and \
+        p.stderr == "error: /dev/zero: not a regular file but a device or socket (fix: give a file)\n"
     p = cli("score", "--task", "dbqa", "--gold", str(tmp_path), "--submission", str(sub))
-    assert p.returncode == 2 and p.stderr == f"error: {tmp_path}: is a folder, not a file; give the file itself\n"
+    assert p.returncode == 2 and p.stderr == f"error: {tmp_path}: is a folder, not a file (fix: give the file itself)\n"
 
 
 def test_overlong_line_is_one_error_not_a_memory_error(tmp_path):
@@ -348,8 +371,13 @@ def test_same_stem_other_data_never_overwrites_a_run(tiny_index, tmp_path, monke
     with pytest.raises(SystemExit) as e:
         run_module.main(["--task", "mcqa-en", "--corpus", TINY, "--data", str(y / "test.csv")])
     assert e.value.code == 2 and (folder / "row.json").read_text() == before
+    submission = (folder / "qa_baseline_en.csv").read_text()
     shutil.copy(MCQA, y / "test.csv")  # the same data elsewhere: the same run, which may replace its folder
-    run_module.main(["--task", "mcqa-en", "--corpus", TINY, "--data", str(y / "test.csv")])
+    run_module.main(["--task", "mcqa-en", "--corpus", TINY, "--data", str(y / "test.csv")])  # no SystemExit
+    row = json.loads((folder / "row.json").read_text())
+    assert row["data"] == str(y / "test.csv") and row["data_sha256"] == json.loads(before)["data_sha256"]
+    assert (folder / "qa_baseline_en.csv").read_text() == submission  # the same answers, in the same folder
+    assert os.listdir(tmp_path / "runs" / "mcqa-en") == [folder.name]  # replaced, not written beside it
 
 
 def test_other_options_into_the_same_out_are_refused(tiny_index, tmp_path, capsys):
@@ -409,12 +437,19 @@ def mcqa_gold():
 
 
 def test_empty_submission_is_one_error(tmp_path, mcqa_gold):
+    """One problem, whose fix says what a line of the format looks like (issue 21.9: not a pointer to a source
+    file)."""
     sub = tmp_path / "s.csv"
     sub.write_text("")
-    assert problems(mcqa, sub, mcqa_gold) == f"{sub}: the file is empty (fix: write the answers into it (the " \
-                                             "format is in the task's formats.py))"
+    assert problems(mcqa, sub, mcqa_gold) == f"{sub}: the file is empty (fix: write one line per question: id,X " \
+                                             "(X one of A, B, C, D))"
     gold = dbqa.formats.read_gold(os.path.join(SCORING, "dbqa.tsv"))
-    assert problems(dbqa, sub, gold).count("\n") == 0  # no line-count error after it
+    assert problems(dbqa, sub, gold) == f"{sub}: the file is empty (fix: write one line per question: a score per " \
+                                        "line of the test file, in its order, e.g. 0.5)"  # no line-count error after it
+    kb_gold = kbqa.formats.read_gold(os.path.join(SCORING, "kbqa.txt"))
+    assert problems(kbqa, sub, kb_gold) == f"{sub}: the file is empty (fix: write one line per question: " \
+                                           f"{kbqa.formats.LAYOUT})"
+    assert "formats.py" not in problems(openqa, sub, openqa.formats.read_gold(os.path.join(SCORING, "openqa.xml")))
 
 
 def test_utf16_submission_is_one_error(tmp_path, mcqa_gold):

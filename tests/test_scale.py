@@ -159,7 +159,7 @@ def test_ray_build_resumes_survives_a_killed_actor_and_equals_a_local_build(ray_
     folder = build_dense(cfg, "minilm-onnx", shard_size=2, root=root, encode=distributed.ray_encoder(
         actors=2, env={"QA_BASELINE_TEST_KILL": str(marker)}, actor=KillOnce))
     assert marker.exists()  # an actor died on a shard, and Ray retried it
-    assert len(written) == 2 and "resuming after 1 finished shards" in capsys.readouterr().err
+    assert len(written) == 2 and "resuming after 1 finished shard\n" in capsys.readouterr().err
     monkeypatch.setenv("QA_BASELINE_THREADS", "1")  # as the actors run
     local = build_dense(cfg, "minilm-onnx", shard_size=2, root=str(tmp_path / "local"))
     for name in ("docids.jsonl", "shards/00000.npy", "shards/00001.npy", "shards/00002.npy", "shards/00002.jsonl"):
@@ -187,7 +187,7 @@ def test_a_bad_record_read_on_ray_is_one_line(ray_local, tmp_path):
     from qa_baseline.index.distributed import ray_encoder
     bad = tmp_path / "bad.jsonl"
     bad.write_text(open(TINY).read() + '{"id": "d7", "title": "T"}\n')
-    with pytest.raises(UserError, match=r"bad\.jsonl:7: .*\(use --on-bad-record skip"):
+    with pytest.raises(UserError, match=r"bad\.jsonl:7: .*\(fix: correct the record, or pass --on-bad-record skip"):
         build_dense(corpus_config(str(bad)), "minilm-onnx", shard_size=4, root=str(tmp_path / "idx"),
                     encode=ray_encoder())
 

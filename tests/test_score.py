@@ -1,6 +1,7 @@
 """Submission formats: write -> validate -> score round trips, every validator error, gold readers on the
 shared real data, and the exit codes of `python -m qa_baseline.score`."""
 import os
+import re
 
 import pytest
 
@@ -175,6 +176,73 @@ def test_encoding_problems_are_reported(tmp_path):
     assert problems(mcqa, tmp_path, b"e1,A\r\ne2,B\r\ne3,C", questions) == ""
 
 
+TEXTS = {"gbk": "北京大学是哪一年建立的？", "gb18030": "中国人民银行的行长是谁？", "big5": "國立臺灣大學位於哪裡？",
+         "shift_jis": "東京は日本の首都ですか？", "euc_jp": "これはテストです", "cp1252": "Wer ist Jürgen Müller?",
+         "latin-1": "Où est le café?"}
+NAMES = {"gbk": "GBK", "gb18030": "GBK", "big5": "Big5", "shift_jis": "Shift_JIS", "euc_jp": "EUC-JP",
+         "cp1252": "Latin-1/Windows-1252", "latin-1": "Latin-1/Windows-1252"}
+
+
+@pytest.mark.parametrize("codec", TEXTS)
+def test_a_file_in_another_encoding_is_one_problem_naming_it(tmp_path, codec):
+    """Issue 21.7: a submission saved in GBK (or Big5, Shift_JIS...) is one problem naming the encoding, not one
+    'not valid UTF-8' per line; a gold or data file in it is one error line naming it."""
+    question = TEXTS[codec]
+    gold_path = tmp_path / "gold.txt"
+    gold_path.write_text("".join(f"<question id={i}>\t{question}{i}\n<answer id={i}>\t{question[:4]}\n{'=' * 50}\n"
+                                 for i in range(1, 301)), encoding="utf-8")
+    gold = kbqa.read_gold(str(gold_path))
+    text = gold_path.read_text(encoding="utf-8")
+    out = problems(kbqa, tmp_path, text.encode(codec), gold)
+    assert out == f"{tmp_path}/submission.txt:1: not UTF-8 (looks like {NAMES[codec]}) (fix: save it as UTF-8)"
+    gold_path.write_bytes(text.encode(codec))
+    with pytest.raises(UserError, match=rf"gold.txt:1: not UTF-8 \(looks like {re.escape(NAMES[codec])}\) "
+                                        r"\(fix: save it as UTF-8\)$"):
+        kbqa.read_gold(str(gold_path))
+    csv = tmp_path / "data.csv"  # a data file read through fileio.text_lines: the same one line
+    csv.write_bytes(f'1,"{question}","a","b","c","d",A\n'.encode(codec))
+    with pytest.raises(UserError, match=rf"data.csv:1: not UTF-8 \(looks like {re.escape(NAMES[codec])}\)"):
+        mcqa.read(str(csv))
+
+
+def test_a_bad_byte_in_a_utf8_file_is_still_named_by_its_place(tmp_path):
+    """Once a line held UTF-8 beyond ASCII, the file is UTF-8: a later bad byte is named by line and byte, and
+    each bad line is its own problem (no encoding is guessed)."""
+    gold = kbqa.read_gold(fixture("kbqa.txt"))
+    text = "<question id=1>\twho wrote the book one?\n<answer id=1>\tA é\n" + "=" * 50 + "\n"
+    raw = text.encode() + "<question id=2>\twhich two?\n<answer id=2>\tB é\n".encode("latin-1")
+    out = problems(kbqa, tmp_path, raw, gold)
+    assert "submission.txt:5: not valid UTF-8 (byte 17 of the line: unexpected end of data)" in out
+    assert "looks like" not in out
+
+
+@pytest.mark.parametrize("module, text, message", [
+    (openqa, "q1\twho wrote Hamlet?\tShakespeare\nq2\twhen?\t1600\n",
+     r"gold.tsv:1: not XML \(looks like TSV\) \(fix: give the NLPCC 2014 XML file: <QAPair id=\"QID\">"),
+    (openqa, "", r"gold.tsv: no <QAPair> elements \(fix: write each question as <QAPair"),
+    (dbqa, "", r"gold.tsv: no lines \(fix: write one line per candidate sentence: question<TAB>sentence"),
+    (kbqa, "=====\n", r"gold.tsv: no <question id=N> lines \(fix: write each question as <question id=N>"),
+    (qac, "qid\tquestion\tanswers_json\thas_answer\n", r"gold.tsv: no questions \(fix: write one line per question "),
+    (datasearch, "", r"gold.tsv: no questions \(fix: write one line per question: qid<TAB>answer"),
+])
+def test_wrong_or_empty_gold_files_say_what_they_are_and_the_fix(tmp_path, module, text, message):
+    """Issue 21.9: a TSV given as openqa-en's XML is `not XML (looks like TSV)`; `no questions` and `no lines`
+    say how to write one; every fix in the one style `(fix: ...)`."""
+    path = tmp_path / "gold.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UserError, match=message):
+        (module.read_questions if module is kbqa else module.read_gold)(str(path))
+
+
+def test_errors_at_writes_the_fix_in_the_one_style():
+    from qa_baseline.errors import Problems, at
+    assert str(at("f.txt", 3, "bad label", "write 0 or 1")) == "f.txt:3: bad label (fix: write 0 or 1)"
+    assert str(at("f.txt", None, "empty")) == "f.txt: empty"
+    with pytest.raises(UserError, match=r"^c.jsonl:2: invalid JSON \(fix: correct the record, or pass "
+                                        r"--on-bad-record skip to skip such records\)$"):
+        Problems("stop").report("c.jsonl", 2, "invalid JSON")
+
+
 def test_errors_are_capped():
     errors = Errors(cap=2)
     for n in range(1, 6):
@@ -188,7 +256,7 @@ def test_errors_are_capped():
     (dbqa, b"q\ts\t1\nq\t\xff\t0\n", "gold.tsv:2: not valid UTF-8"),
     (kbqa, b"<answer id=1>\tx\n", r"gold.tsv:1: <answer id=1> does not follow <question id=1>"),
     (openqa, b"<QAPair id='1'><question>q</question>", "gold.tsv:1: malformed XML"),
-    (qac, b'qid\tanswers_json\thas_answer\nQ1\t[["a"]]\t0\n', "gold.tsv:2: has_answer '0' disagrees with 1 answers"),
+    (qac, b'qid\tanswers_json\thas_answer\nQ1\t[["a"]]\t0\n', "gold.tsv:2: has_answer 0 disagrees with 1 answer \\(fix: "),
     (qac, b'qid\tanswers_json\thas_answer\nQ1\t["a"]\t1\n', "gold.tsv:2: .* is not a JSON list of lists of strings"),
     (datasearch, b"nt-1\t\n", "gold.tsv:1: expected qid"),
     (mcqa, b'q1,"Q","a","b","c","d"\n', "no gold labels"),
@@ -222,15 +290,27 @@ def test_real_gold_readers(shared):
 
 
 def test_real_dbqa_perfect_and_reversed(shared, tmp_path):
+    """A perfect submission (the labels as scores) scores MRR = MAP = ACC@1 = 1 exactly. The reversed one (the
+    labels negated: in each question the wrong sentences come first, in file order, then the right ones, also in
+    file order) scores what is computed here by hand: of n sentences with m right ones, the k-th right one is
+    ranked n - m + k, so RR = 1 / (n - m + 1), AveP = (1/m) sum_k k / (n - m + k), ACC@1 = [n = m]."""
     gold = os.path.join(shared, "tasks", "dbqa", "en-wikiqa-dev.tsv")
     groups = dbqa.read_gold(gold)
     labels = [label for g in groups for label in g.labels]
     path = str(tmp_path / "run.txt")
     dbqa.write_submission(path, labels)
+    assert dbqa.score(groups, check(dbqa.read_submission, path, groups))["metrics"] == \
+        {"MRR": 1.0, "MAP": 1.0, "ACC@1": 1.0}
     assert score_cli.main(["--task", "dbqa", "--gold", gold, "--submission", path, "--format", "csv"]) == 0
     dbqa.write_submission(path, [-x for x in labels])
-    result = dbqa.score(groups, check(dbqa.read_submission, path, groups))
-    assert 0 < result["metrics"]["MRR"] < 1
+    result = dbqa.score(groups, check(dbqa.read_submission, path, groups))["metrics"]
+    sizes = [(len(g.labels), sum(g.labels)) for g in groups]
+    assert len(sizes) == 126 and all(m > 0 for _, m in sizes)  # every question has a right sentence
+    mrr = sum(1 / (n - m + 1) for n, m in sizes) / len(sizes)
+    ap = sum(sum(k / (n - m + k) for k in range(1, m + 1)) / m for n, m in sizes) / len(sizes)
+    acc = sum(n == m for n, m in sizes) / len(sizes)
+    assert (round(mrr, 4), round(ap, 4), round(acc, 4)) == (0.1986, 0.2046, 0.0317)  # 4 of 126 all right
+    assert result == pytest.approx({"MRR": mrr, "MAP": ap, "ACC@1": acc}, abs=1e-12)
 
 
 # --- the command line ---------------------------------------------------------------------------------------
@@ -248,8 +328,7 @@ def test_cli_mcqa_all_pairs_by_official_names(tmp_path, capsys):
             "--gold", fixture("mcqa-en.csv"), "--submission", en, "--format", "csv"]
     assert score_cli.main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["metric,value", "accuracy,0.6000", "accuracy[zh],0.5000", "accuracy[en],0.6667",
-                   "accuracy[mcqa-zh],0.5000", "accuracy[mcqa-en],0.6667"]
+    assert out == ["metric,value", "accuracy,0.6", "accuracy[zh],0.5", "accuracy[en],0.6666666666666666"]
     with pytest.raises(SystemExit) as e:
         score_cli.main(["--task", "mcqa-all", "--gold", fixture("mcqa-en.csv"), "--submission",
                         write(tmp_path, "answers.csv", "e1,A\n")])
@@ -259,7 +338,7 @@ def test_cli_mcqa_all_pairs_by_official_names(tmp_path, capsys):
 
 def test_cli_formats(tmp_path, capsys):
     sub = write(tmp_path, "ds.txt", "<SYSDESC>x</SYSDESC>\nnt-1\tKim Yu-na\nnt-2\tArizona\nnt-3\t1966\n")
-    for fmt, expected in [("md", "| EM | 0.6667 |"), ("latex", r"EM & 0.6667 \\"), ("json", '"EM": 0.666')]:
+    for fmt, expected in [("md", "| EM (%) | 66.7 |"), ("latex", r"EM (\%) & 66.7 \\"), ("json", '"EM": 0.666')]:
         assert score_cli.main(["--task", "datasearch", "--gold", fixture("datasearch.tsv"), "--submission", sub,
                                "--format", fmt]) == 0
         assert expected in capsys.readouterr().out

@@ -136,12 +136,34 @@ def candidates(question, qkeys, atype, passages, parsed, lang, context="", sides
     PARSED: passage id -> Sentences), best first by `evidence`, with their FEATURES; OPTIONS: the options the
     question offers (strings)."""
     options = [u for u in (_units(o, lang) for o in options) if u]
-    weights = passage_weights(passages)
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
+    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, options)
+    q_set = set(_units(question, lang))
+    out = []
+    for key, c in found.items():
+        if not c:
+            continue
+        text, f = featurise(key, c, atype, lang, q_set, options)
+        ps = c["passages"]
+        docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
+        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(c["labels"])), f)))
+    return [c for *_, c in sorted(out, key=lambda x: x[:2])]
+
+
+def _new_candidate(seen):
+    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it."""
+    return {"forms": defaultdict(int), "labels": set(), "kinds": set(), "passages": {}, "mentions": 0,
+            "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
+            "marker": 0.0, "seen": seen}
+
+
+def collect(question, qkeys, passages, parsed, lang, context, sides, marker, options):
+    """{normalised mention: what its mentions show (see _new_candidate), or False for one contained in the
+    question or its CONTEXT and not an option}, in the order first seen; QKEYS: weights after local_idf."""
+    weights = passage_weights(passages)
     total = sum(qkeys.values())
     q_units = _units(question, lang)
     c_units = _units(context, lang) if context else []
-    q_set = set(q_units)
     window = WINDOW[lang == "ja"]
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
@@ -154,19 +176,14 @@ def candidates(question, qkeys, atype, passages, parsed, lang, context="", sides
                 key = normalize(m.text)
                 if not key:
                     continue
-                c = acc.get(key)
-                if c is None:
-                    if (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
-                            not is_option(key, options, lang):
-                        acc[key] = False
-                        continue
-                    c = acc[key] = {"forms": defaultdict(int), "labels": set(), "kinds": set(), "passages": {},
-                                    "mentions": 0, "overlap": 0.0, "closeness": 0.0, "window": 0.0,
-                                    "best_sentence": 0.0, "inside": 1.0, "order": 0.0, "marker": 0.0,
-                                    "seen": len(acc)}
-                elif c is False:
+                if key not in acc:
+                    dropped = (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
+                        not is_option(key, options, lang)
+                    acc[key] = False if dropped else _new_candidate(len(acc))
+                c = acc[key]
+                if c is False:
                     continue
-                overlap, closeness, near, order = _sentence_match(sentence, m, qkeys, total, window, sides or {})
+                overlap, closeness, near, order = _sentence_match(sentence, m, qkeys, total, window, sides)
                 if near > 0 or overlap > 0:
                     c["order"] = max(c["order"], order * overlap)
                 if marker and (m.after if lang == "ja" else m.before) == marker:
@@ -184,45 +201,44 @@ def candidates(question, qkeys, atype, passages, parsed, lang, context="", sides
                 match = 0.1 + closeness + overlap / 2
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
-    out = []
-    for key, c in acc.items():
-        if not c:
-            continue
-        forms = c["forms"]
-        text = max(forms, key=lambda f: forms[f])  # dict order = first seen: ties keep the first
-        ps = c["passages"]
-        labels = c["labels"]
-        type_match = bool(labels & atype.labels)
-        units = _units(text, lang)
-        unit_match = bool(atype.unit) and (atype.unit[:1] in normalize(text) if lang == "ja" else
-                                           any(u.startswith(atype.unit.rstrip("s")) for u in units))
-        f = {
-            "support": sum(w for _, w, _ in ps.values()),
-            "passages": math.log1p(len(ps)),
-            "mentions": math.log1p(c["mentions"]),
-            "best": max(w for _, w, _ in ps.values()),
-            "overlap": c["overlap"],
-            "closeness": c["closeness"],
-            "evidence": sum(match * w for match, w, _ in ps.values()),
-            "type_match": float(type_match),
-            "type_mismatch": float(bool(atype.labels) and not type_match),
-            "unit_match": float(unit_match),
-            "unit_missing": float(bool(atype.unit) and not unit_match),
-            "untyped_number": float(not atype.labels and labels <= NUMERIC | {"ORDINAL", "NP"}
-                                    and bool(labels & (NUMERIC | {"ORDINAL"}))),
-            "window": c["window"],
-            "best_sentence": c["best_sentence"],
-            "inside": c["inside"],
-            "order": c["order"],
-            "marker": c["marker"],
-            **{f"is_{name}": float(bool(labels & group)) for name, group in LABEL_GROUPS.items()},
-            "entity": float("ent" in c["kinds"]),
-            "number": float("num" in c["kinds"] or bool(labels & NUMERIC)),
-            "q_overlap": sum(u in q_set for u in units) / len(units) if units else 0.0,
-            "length": math.log1p(len(text)),
-            "choice": float(is_option(key, options, lang)),
-            "not_choice": float(bool(options) and not is_option(key, options, lang)),
-        }
-        docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
-        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(labels)), f)))
-    return [c for *_, c in sorted(out, key=lambda x: x[:2])]
+    return acc
+
+
+def featurise(key, c, atype, lang, q_set, options):
+    """(surface text, FEATURES -> value) of the candidate KEY from what `collect` gathered, C; Q_SET: the
+    question's units."""
+    forms = c["forms"]
+    text = max(forms, key=lambda f: forms[f])  # dict order = first seen: ties keep the first
+    ps = c["passages"]
+    labels = c["labels"]
+    type_match = bool(labels & atype.labels)
+    units = _units(text, lang)
+    unit_match = bool(atype.unit) and (atype.unit[:1] in normalize(text) if lang == "ja" else
+                                       any(u.startswith(atype.unit.rstrip("s")) for u in units))
+    return text, {
+        "support": sum(w for _, w, _ in ps.values()),
+        "passages": math.log1p(len(ps)),
+        "mentions": math.log1p(c["mentions"]),
+        "best": max(w for _, w, _ in ps.values()),
+        "overlap": c["overlap"],
+        "closeness": c["closeness"],
+        "evidence": sum(match * w for match, w, _ in ps.values()),
+        "type_match": float(type_match),
+        "type_mismatch": float(bool(atype.labels) and not type_match),
+        "unit_match": float(unit_match),
+        "unit_missing": float(bool(atype.unit) and not unit_match),
+        "untyped_number": float(not atype.labels and labels <= NUMERIC | {"ORDINAL", "NP"}
+                                and bool(labels & (NUMERIC | {"ORDINAL"}))),
+        "window": c["window"],
+        "best_sentence": c["best_sentence"],
+        "inside": c["inside"],
+        "order": c["order"],
+        "marker": c["marker"],
+        **{f"is_{name}": float(bool(labels & group)) for name, group in LABEL_GROUPS.items()},
+        "entity": float("ent" in c["kinds"]),
+        "number": float("num" in c["kinds"] or bool(labels & NUMERIC)),
+        "q_overlap": sum(u in q_set for u in units) / len(units) if units else 0.0,
+        "length": math.log1p(len(text)),
+        "choice": float(is_option(key, options, lang)),
+        "not_choice": float(bool(options) and not is_option(key, options, lang)),
+    }

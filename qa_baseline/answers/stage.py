@@ -7,9 +7,10 @@ import time
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import UserError
+from ..learning import folds, split
 from . import Extractor, answer_in_candidates, answer_in_passages
 from .passages import PassageStore
-from .rank import AnswerModel, folds
+from .rank import AnswerModel
 
 CHUNK = 64  # questions per retrieval call
 
@@ -73,6 +74,14 @@ def check_fitting(train, n_folds, questions):
         raise UserError(f"--folds needs 2 <= K <= the number of questions ({questions}), not {n_folds}")
 
 
+def model_kind(settings) -> str:
+    """The answer model's kind, for the row's settings: rule, learned on --train, or cross-fitted on --folds K
+    (which scorer each fit kept is observed, not set)."""
+    if settings.scorer == "rule" or not (settings.train or settings.folds):
+        return "rule"
+    return "fitted on --train" if settings.train else f"cross-fitted, {settings.folds} folds"
+
+
 def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list, learn=True):
     """The answer model of each question and a summary for the row. TRAIN_GROUPS ([(candidates, gold)] from
     --train) fit one model for all; else N_FOLDS with DATA_GOLDS cross-fit (question i is answered by the
@@ -83,9 +92,8 @@ def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list,
     if n_folds:  # check_fitting checked K
         models = [None] * len(cands)
         fitted = []
-        for held in folds(len(cands), n_folds):
-            held_set = set(held)
-            groups = [(c, g) for i, (c, g) in enumerate(zip(cands, data_golds)) if i not in held_set]
+        for fold, held in enumerate(folds(len(cands), n_folds)):
+            groups = split(list(zip(cands, data_golds)), n_folds, fold)[0]
             model = AnswerModel.fit(groups, value, lists, max_list=max_list, learn=learn)
             fitted.append(model.params())
             for i in held:

@@ -11,6 +11,7 @@ import sys
 
 from ..errors import UserError, at, cli
 from ..fileio import atomic_write, text_lines
+from ..render import plural
 
 _BLOCK = re.compile(r"<QApairs id='([^']+)'>")
 _SENT = re.compile(r"<(positive|negative)>\s*\n([^\n]*)\n")
@@ -45,7 +46,7 @@ def main(argv=None):
             for pid, sentence in sentences(path):
                 f.write(json.dumps({"id": pid, "title": "", "contents": sentence}) + "\n")
                 count += 1
-    print(f"{args[-1]}: {count} sentences", file=sys.stderr)
+    print(f"{args[-1]}: {plural(count, 'sentence')}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -5,15 +5,17 @@ One passage per article; id = title with spaces as underscores (the article's UR
 import json
 
 from ..errors import UserError
+from ..fileio import open_binary
+from ..hints import reinstall
 
 
 def read(src, problems):
     path = src["file"]
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_binary(path) as f:  # read through open_binary: progress over the corpus's bytes sees it
             data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise UserError(f"{path}: cannot read the Vital Articles file ({e}); run `make install`") from None
+    except (OSError, ValueError, UserError) as e:
+        raise UserError(f"{path}: cannot read the Vital Articles file ({e}) (fix: {reinstall()})") from None
     for i, (key, rec) in enumerate(data.items(), 1):
         where = (path, f"entry {i}")
         text = (rec.get("extract") or "").strip() if isinstance(rec, dict) else ""

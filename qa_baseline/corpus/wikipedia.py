@@ -137,7 +137,7 @@ def read(src, problems):
     path = src["file"]
     split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
     if split not in ("paragraph", "words"):
-        raise UserError(f"{path}: unknown split {split!r}: use paragraph or words")
+        raise UserError(f"{path}: unknown split {split!r} (fix: use paragraph or words)")
     if not isinstance(words, int) or words < 1:
         raise UserError(f"{path}: words must be a positive whole number, not {words!r}")
     with open_binary(path) as f:

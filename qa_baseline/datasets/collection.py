@@ -74,8 +74,8 @@ def text_fields(record):
 def _one(folder, patterns, what):
     found = sorted({p for pattern in patterns for p in glob.glob(os.path.join(glob.escape(folder), pattern))})
     if len(found) > 1:
-        raise UserError(f"{folder}: several {what} files ({', '.join(map(os.path.basename, found))}); "
-                        "pass the one to use")
+        raise UserError(f"{folder}: several {what} files ({', '.join(map(os.path.basename, found))}) (fix: pass "
+                        "the one to use)")
     return found[0] if found else None
 
 
@@ -88,8 +88,8 @@ def _data_source(folder, metadata_path):
     if not archives:
         archives = sorted(p for p in glob.glob(os.path.join(glob.escape(folder), "*data.tar*")) if is_archive(p))
     if len(archives) > 1:
-        raise UserError(f"{folder}: several data archives ({', '.join(map(os.path.basename, archives))}); "
-                        "keep one beside the metadata file")
+        raise UserError(f"{folder}: several data archives ({', '.join(map(os.path.basename, archives))}) (fix: "
+                        "keep one beside the metadata file)")
     return TarSource(archives[0]) if archives else FolderSource(folder)
 
 

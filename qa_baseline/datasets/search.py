@@ -3,14 +3,12 @@ Data Search ad-hoc setting).
 
 A dataset's text is its title, description and column names (`collection.text_fields`). Terms: lower-cased
 NFKC words with accents dropped, English stop words removed, plural -s stripped; runs of CJK characters become
-overlapping character bigrams (a lone character stays a unigram). Score: Lucene's BM25,
-idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf / (tf + k1 (1 - b + b dl / avgdl)), k1 = 0.9,
-b = 0.4 (Anserini's defaults); ties go to the dataset listed first."""
-import collections
-import math
+overlapping character bigrams (a lone character stays a unigram). Score: Lucene's BM25 (rankers/bm25mem.py),
+k1 = 0.9, b = 0.4 (Anserini's defaults); ties go to the dataset listed first."""
 import re
 import unicodedata
 
+from ..rankers.bm25mem import BM25Index
 from ..retrievers.bm25 import B, K1
 from .collection import text_fields
 
@@ -47,37 +45,14 @@ def _latin(word):
 
 
 class MetadataBM25:
-    """An in-memory BM25 index of metadata records {id: record}."""
+    """An in-memory BM25 index (rankers/bm25mem.py) of metadata records {id: record}."""
 
     def __init__(self, records, k1=K1, b=B):
-        self.k1, self.b = k1, b
         self.ids = list(records)
-        self.tf = []
-        self.length = []
-        df = collections.Counter()
-        for dataset_id in self.ids:
-            counts = collections.Counter(terms(" ".join(text_fields(records[dataset_id]))))
-            self.tf.append(counts)
-            self.length.append(sum(counts.values()))
-            df.update(counts.keys())
-        n = len(self.ids)
-        self.avgdl = sum(self.length) / n if n else 0.0
-        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        self.postings = collections.defaultdict(list)
-        for k, counts in enumerate(self.tf):
-            for t in counts:
-                self.postings[t].append(k)
+        self.index = BM25Index([terms(" ".join(text_fields(records[i]))) for i in self.ids], k1, b)
 
     def search(self, query, k=10):
         """[(dataset id, score)] of the K best datasets for QUERY, best first (ties: collection order)."""
-        scores = collections.defaultdict(float)
-        for t in terms(query):  # a repeated query term counts again, as in Lucene's bag-of-words query
-            idf = self.idf.get(t)
-            if idf is None:
-                continue
-            for d in self.postings[t]:
-                tf = self.tf[d][t]
-                norm = self.k1 * (1 - self.b + self.b * self.length[d] / self.avgdl)
-                scores[d] += idf * tf / (tf + norm)
+        scores = self.index.scores((t, 1) for t in terms(query))  # a repeated term counts again, as in Lucene
         best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
         return [(self.ids[d], s) for d, s in best]

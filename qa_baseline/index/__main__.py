@@ -20,6 +20,10 @@ def parser():
     ap.add_argument("--kb", metavar="FILE", help="build the KB store of this KBQA knowledge base (`subject ||| "
                                                  "predicate ||| object` lines; plain, .gz or .bz2)")
     ap.add_argument("--mention2id", metavar="FILE", help="with --kb: the alias file (`mention ||| subject` lines)")
+    ap.add_argument("--name", metavar="NAME",
+                    help="the name of the index of a corpus FILE or of the KB store (default: the file's name plus a "
+                         "short checksum of its path, e.g. kb-3f2a9c1d); a run with the same file finds it. A build "
+                         "never replaces an index of another file")
     ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file (default en)")
     ap.add_argument("--analyzer", choices=ANALYZERS, help="override the corpus config's analyzer")
     ap.add_argument("--threads", type=int, help="indexing threads (default: all cores)")
@@ -84,6 +88,8 @@ def main(argv=None):
         raise UserError("give --corpus NAME|PATH (a passage index) or --kb FILE (a KB store)")
     if args.mention2id and not args.kb:
         raise UserError("--mention2id goes with --kb FILE")
+    if args.name is not None and len(args.corpus) + bool(args.kb) != 1:
+        raise UserError("--name names one index: give it with one --corpus FILE or with --kb FILE alone")
     if args.threads is not None and args.threads < 1:
         raise UserError(f"--threads must be at least 1, not {args.threads}")
     if args.shard_size is not None and args.shard_size < 1:
@@ -95,10 +101,10 @@ def main(argv=None):
             raise UserError(f"{unused[0]} goes with --corpus (a passage index), not with --kb alone")
     if args.kb:
         from ..kb.store import build_kb
-        build_kb(args.kb, args.mention2id, args.on_bad_record, args.force)
+        build_kb(args.kb, args.mention2id, args.on_bad_record, args.force, name=args.name)
     threads, indexer, encode = on_ray(args) if args.corpus else (None, None, None)
     for name in args.corpus:
-        cfg = corpus_config(name, args.lang)
+        cfg = corpus_config(name, args.lang, index_name=args.name)
         build_bm25(cfg, args.analyzer, threads, args.on_bad_record, args.force, indexer=indexer)
         encoders = encoders_wanted(cfg, args)
         if not encoders:

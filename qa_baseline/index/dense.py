@@ -24,12 +24,15 @@ import time
 import numpy as np
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
+from ..analysis import ANALYZERS
 from ..corpus import read_corpus
 from ..encoders import DEFAULTS, decides, load_encoder, resolve
 from ..errors import Problems, UserError
+from ..hints import dense_time
+from ..render import plural
 from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
-from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, dense_dir, faiss_module, fingerprint,
-                     partial_dir, passage_text, read_manifest)
+from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_owner, dense_dir, faiss_module,
+                     fingerprint, partial_dir, passage_text, read_manifest)
 
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
 
@@ -38,8 +41,8 @@ def choose_type(kind, n):
     if kind == "auto":
         return "flat" if n <= 1_000_000 else "hnsw" if n <= 5_000_000 else "ivfpq"
     if kind == "ivfpq" and n < 10_000:
-        raise UserError(f"ivfpq needs at least 10,000 passages to train its quantizers, this corpus has {n}; "
-                        "use --faiss flat or hnsw")
+        raise UserError(f"ivfpq needs at least 10,000 passages to train its quantizers, this corpus has {n:,} "
+                        "(fix: use --faiss flat or hnsw)")
     return kind
 
 
@@ -94,14 +97,26 @@ def write_shard(folder, shard, passages, vectors):
         np.save(f, vectors)
 
 
+def passage_count(cfg, folder):
+    """The passages of the corpus, for the progress of its encoding into FOLDER (its `.dense-ENCODER.partial`
+    beside the BM25 indexes): as a BM25 index of the same files there counted them (any analyzer), else counted
+    by reading the corpus (seconds, against the minutes or hours of encoding)."""
+    home, files = os.path.dirname(os.path.abspath(folder)), [s["file"] for s in cfg["sources"]]
+    for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
+        manifest = read_manifest(os.path.join(home, f"bm25-{analyzer}"))
+        if manifest.get("passages") and [s.get("file") for s in manifest.get("sources", [])] == files:
+            return manifest["passages"]
+    return sum(1 for _ in read_corpus(cfg, Problems("skip")))
+
+
 def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True):
     """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles) in this process, skipping
     finished shards. Holds one shard of passages and vectors in memory at a time; returns the passage count.
     (index/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
     os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
     count = 0
-    bar = tqdm(desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages", disable=not progress or None,
-               mininterval=1.0)
+    bar = tqdm(total=passage_count(cfg, folder), desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages",
+               disable=not progress or None, mininterval=1.0)
     for shard, batch in corpus_shards(cfg, shard_size, problems):
         count += len(batch)
         if shard_done(folder, shard):  # finished shards are kept
@@ -123,6 +138,7 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
     if shard_size < 1:
         raise UserError(f"--shard-size must be at least 1, not {shard_size}")
     name, encoder_cfg = resolve(encoder_name or DEFAULTS[cfg["lang"]])
+    check_owner(cfg, root)  # a corpus file's --name folder holding another file's index is never replaced
     final = dense_dir(cfg, name, root)
     old = read_json(os.path.join(final, "manifest.json"))
     if not force and old.get("faiss", {}).get("requested") == faiss_type and not os.path.isdir(partial_dir(final)) \
@@ -132,6 +148,7 @@ def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE
         return final
     encoder = load_encoder(encoder_name, cfg["lang"])
     with build_lock(dense_dir(cfg, encoder.name, root)):
+        check_owner(cfg, root)
         return _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, root, encode)
 
 
@@ -156,11 +173,11 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
         for stale in glob.glob(os.path.join(work, ".*.tmp")) + glob.glob(os.path.join(work, "shards", ".*.tmp")):
             os.remove(stale)  # a file a killed build was writing (fileio.atomic_write)
         if done := len(shard_files(work)):
-            print(f"{work}: resuming after {done} finished shards", file=sys.stderr)
-    if passages := read_manifest(bm25_dir(cfg)).get("passages"):  # known when the BM25 index is built
-        print(f"{final}: {passages:,} passages to encode with {encoder.name} ({encoder.dim}-d float32: "
-              f"{passages * encoder.dim * 4 / 2**20:,.0f} MB of vectors; `index --no-dense` skips dense indexes)",
-              file=sys.stderr)
+            print(f"{work}: resuming after {plural(done, 'finished shard')}", file=sys.stderr)
+    if passages := read_manifest(bm25_dir(cfg, root=root)).get("passages"):  # known when the BM25 index is built
+        print(f"{final}: {plural(passages, 'passage')} to encode with {encoder.name} ({encoder.dim}-d "
+              f"float32: {passages * encoder.dim * 4 / 2**20:,.0f} MB of vectors; {dense_time(passages)}; "
+              "`index --no-dense` skips dense indexes)", file=sys.stderr)
     started = time.time()
     problems = Problems(on_bad_record)
     count = (encode or encode_shards)(cfg, encoder, work, shard_size, problems)
@@ -175,7 +192,7 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
         for path in files:
             with open(path[:-len(".npy")] + ".jsonl", encoding="utf-8") as f:
                 shutil.copyfileobj(f, out)
-    print(f"building the faiss {kind} index over {count} vectors", file=sys.stderr)
+    print(f"building the faiss {kind} index over {plural(count, 'vector')}", file=sys.stderr)
     index = build_faiss(kind, encoder.dim, lambda: (np.load(p) for p in files), count)
     faiss_module().write_index(index, os.path.join(work, "faiss.index"))
     write_json(os.path.join(work, "manifest.json"), {
@@ -186,5 +203,6 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
         "seconds": {"encode": round(encode_s, 2), "total": round(time.time() - started, 2)},
     })
     replace_dir(work, final)
-    print(f"{final}: {count} passages encoded with {encoder.name} ({encoder.dim}-d, faiss {kind})", file=sys.stderr)
+    print(f"{final}: {plural(count, 'passage')} encoded with {encoder.name} ({encoder.dim}-d, faiss {kind})",
+          file=sys.stderr)
     return final

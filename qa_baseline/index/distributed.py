@@ -34,8 +34,9 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ..config import known_encoders
 from ..encoders import load_encoder
 from ..errors import Problems, UserError
+from ..render import plural
 from ..progress import tqdm
-from .dense import corpus_shards, shard_done, write_shard
+from .dense import corpus_shards, passage_count, shard_done, write_shard
 from .layout import passage_text
 
 GPU_BATCH = 256  # texts per forward pass on a GPU (CPU actors use the encoder's own, as a local build does)
@@ -222,7 +223,7 @@ def ray_encoder(address="auto", actors=None, cpus=1, env=None, actor=ShardEncode
         os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
         done = {int(f[:-len(".npy")]) for f in os.listdir(os.path.join(folder, "shards")) if f.endswith(".npy")}
         print(f"Ray: encoding with {size} {device.upper()} actor{'s' * (size > 1)} on {nodes} node"
-              f"{'s' * (nodes > 1)} ({resources}); {len(done)} shards already done", file=sys.stderr)
+              f"{'s' * (nodes > 1)} ({resources}); {plural(len(done), 'shard')} already done", file=sys.stderr)
         tally = ray.remote(num_cpus=0)(Tally).remote()
         # a block per shard: Ray Data would otherwise pack the read's rows into blocks of up to 128 MB, and a
         # block goes to one actor; then a shard per call (batch_size=1 row), on whichever actor is free
@@ -232,8 +233,8 @@ def ray_encoder(address="auto", actors=None, cpus=1, env=None, actor=ShardEncode
                                                         GPU_BATCH if device == "cuda" else None),
                             batch_size=1, batch_format="pyarrow", compute=ActorPoolStrategy(size=size),
                             runtime_env={"env_vars": env_vars}, **resources)
-        bar = tqdm(desc=f"encoding {cfg['name']} ({encoder.name}, Ray)", unit=" passages",
-                   disable=not progress or None, mininterval=1.0)
+        bar = tqdm(total=passage_count(cfg, folder), desc=f"encoding {cfg['name']} ({encoder.name}, Ray)",
+                   unit=" passages", disable=not progress or None, mininterval=1.0)
         try:
             for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
                 for row in batch.to_pylist():
@@ -250,8 +251,8 @@ def ray_encoder(address="auto", actors=None, cpus=1, env=None, actor=ShardEncode
         problems.count, problems.examples = counts["skipped"], counts["examples"]
         missing = [s for s in range(counts["shards"]) if not shard_done(folder, s)]
         if missing:
-            raise UserError(f"Ray finished without shards {', '.join(map(str, missing[:10]))} of {folder}; run the "
-                            "same command again to encode the missing shards")
+            raise UserError(f"Ray finished without shards {', '.join(map(str, missing[:10]))} of {folder} (fix: run "
+                            "the same command again to encode the missing shards)")
         return counts["passages"]
 
     return encode

@@ -2,7 +2,10 @@
 
 Every index kind (Lucene BM25, faiss dense, the KB store) keeps one folder per corpus and setting under
 `indexes_root()`, with `manifest.json` beside its files; retrievers depend on this module only, never on
-the modules that build indexes.
+the modules that build indexes. CORPUS is a corpus config's name, or for a corpus file (and a KB store) the
+file's name plus a short checksum of its absolute path (`file_index_name`) or `index --name`: files of one
+name never share an index, a run opens the one built from its own file (`built_dir`), and a build never
+replaces an index of another file (`check_owner`).
 
 An index folder such as `indexes/CORPUS/bm25-default` is a symbolic link to its current version
 `.bm25-default.v-STAMP-PID` beside it, replaced in one rename when a build finishes (fileio.replace_dir).
@@ -14,9 +17,11 @@ import hashlib
 import json
 import os
 
+from ..analysis import ANALYZERS
 from ..config import WORKSPACE
 from ..errors import UserError
-from ..fileio import locked, read_json, sha256_file, tidy_dir
+from ..fileio import CONTROL, locked, read_json, sha256_file, stem, tidy_dir
+from ..hints import DENSE_RATE, command, dense_time, reinstall
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
@@ -29,12 +34,84 @@ def indexes_root():
     return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(WORKSPACE, "indexes")
 
 
-def bm25_dir(cfg, analyzer=None, root=None):
-    return os.path.join(root or indexes_root(), cfg["name"], f"bm25-{analyzer or cfg['analyzer']}")
+def file_index_name(path):
+    """The name of the index or store of a corpus or KB FILE: the file's name plus a short checksum of its
+    absolute path (`a/kb.txt` -> `kb-3f2a9c1d`), so that files of one name in different folders never share
+    an index, and a run finds the index built from its own file by the same rule."""
+    path = os.path.abspath(path)
+    return f"{stem(path)}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
 
 
-def dense_dir(cfg, encoder_name, root=None):
-    return os.path.join(root or indexes_root(), cfg["name"], f"dense-{encoder_name}")
+def check_index_name(name, what="--name"):
+    """NAME as a plain folder name for an index (`--name`), else a UserError."""
+    if not name or name in (".", "..") or name.startswith(".") or os.sep in name or "\\" in name \
+            or CONTROL.search(name):
+        raise UserError(f"{what} {name!r}: not a plain name (fix: a name without /, \\ or a leading dot, e.g. {what} "
+                        "my-corpus)")
+    return name
+
+
+def corpus_home(cfg, root=None):
+    """The folder of a corpus's indexes: INDEXES/NAME for a corpus config, INDEXES/FILE-CHECKSUM (or --name)
+    for a corpus file (config.corpus_config sets cfg["index"])."""
+    return os.path.join(root or indexes_root(), cfg.get("index") or cfg["name"])
+
+
+def bm25_dir(cfg, analyzer=None, root=None, built=False):
+    """INDEXES/CORPUS/bm25-ANALYZER; BUILT: where a run finds it (built_dir)."""
+    sub = f"bm25-{analyzer or cfg['analyzer']}"
+    return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
+
+
+def dense_dir(cfg, encoder_name, root=None, built=False):
+    """INDEXES/CORPUS/dense-ENCODER; BUILT: where a run finds it (built_dir)."""
+    sub = f"dense-{encoder_name}"
+    return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
+
+
+def _built_from(manifest):
+    return [s.get("file") for s in manifest.get("sources") or []]
+
+
+def built_dir(cfg, sub, root=None):
+    """The index SUB (`bm25-default`, `dense-minilm`) a run opens: the one in the corpus's own folder; for a
+    corpus file that has none there, an index built from the same file under another name (`index --name`,
+    or the file's bare name, as indexes were named before names had checksums)."""
+    own = os.path.join(corpus_home(cfg, root), sub)
+    if not cfg.get("from_file") or os.path.lexists(own):
+        return own
+    root = root or indexes_root()
+    files = [s["file"] for s in cfg["sources"]]
+    try:
+        entries = sorted(os.listdir(root))
+    except OSError:
+        return own
+    for entry in entries:
+        found = os.path.join(root, entry, sub)
+        manifest = read_manifest(found)
+        # a corpus file's index says the file's name as its corpus; a corpus config's says the config's name
+        if manifest.get("corpus") == cfg["name"] and _built_from(manifest) == files:
+            return found
+    return own
+
+
+def check_owner(cfg, root=None):
+    """Before a build of a corpus FILE's index: a UserError when the corpus's folder (its `--name`) holds an
+    index built from another file, which the build would replace."""
+    if not cfg.get("from_file"):
+        return  # a corpus config's indexes follow its config
+    home, files = corpus_home(cfg, root), [s["file"] for s in cfg["sources"]]
+    try:
+        entries = sorted(os.listdir(home))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.startswith("."):
+            continue
+        other = _built_from(read_manifest(os.path.join(home, entry)))
+        if other and other != files:
+            raise UserError(f"{home} holds an index of {', '.join(map(str, other))}, not of {', '.join(files)}, "
+                            "and a build never replaces it (fix: give this corpus another --name, or none)")
 
 
 def fingerprint(cfg, **settings):
@@ -63,7 +140,27 @@ def read_manifest(index_dir):
 
 
 def build_hint(cfg, options=""):
-    return f".venv/bin/python -m qa_baseline.index {cfg['build']}{options}"
+    """The command that builds CFG's index with OPTIONS, as this installation runs it (hints.command)."""
+    return f"{command('index')} {cfg['build']}{options}"
+
+
+def bm25_options(cfg, analyzer):
+    """The index options that build only the BM25 index of CFG with ANALYZER: `--analyzer A` when not the
+    corpus's own, and `--no-dense` when the corpus config lists dense encoders (which `index` builds too,
+    for many minutes, unless told not to)."""
+    return (f" --analyzer {analyzer}" if analyzer != cfg["analyzer"] else "") + \
+        (" --no-dense" if cfg.get("dense") else "")
+
+
+def dense_note(cfg, root=None):
+    """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
+    ...`): an estimate from the passages of its BM25 index (hints.dense_time), or the measured rate when no BM25
+    index says how many there are."""
+    for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
+        if passages := read_manifest(bm25_dir(cfg, analyzer, root, built=True)).get("passages"):
+            return f"; it takes {dense_time(passages)}"
+    return (f"; it encodes about {DENSE_RATE[0]}–{DENSE_RATE[1]} passages/s, an estimate measured with minilm on 2 "
+            "CPU cores")
 
 
 def dense_options(final, encoder):
@@ -75,21 +172,22 @@ def dense_options(final, encoder):
     return f" --dense {encoder}" + (f" --shard-size {size}" if size and size != SHARD_SIZE else "")
 
 
-def load_manifest(cfg, index_dir, options="", shown=None):
+def load_manifest(cfg, index_dir, options="", shown=None, note=""):
     """The manifest of a complete index built from this corpus config's files, else a UserError naming
-    the command (with OPTIONS) that builds it. SHOWN: the folder named in messages (default INDEX_DIR)."""
+    the command (with OPTIONS) that builds it, and NOTE (how long the build takes). SHOWN: the folder named in
+    messages (default INDEX_DIR)."""
     hint, shown = build_hint(cfg, options), shown or index_dir
     manifest = read_manifest(index_dir)
     if not manifest:
-        raise UserError(f"no index at {shown}; build it with: {hint}")
+        raise UserError(f"no index at {shown} (fix: build it with: {hint}{note})")
     built_from = [s.get("file") for s in manifest.get("sources", [])]
     if built_from != [s["file"] for s in cfg["sources"]]:
         raise UserError(f"the index at {shown} was built from {', '.join(map(str, built_from))}, "
-                        f"not from this corpus; rebuild it with: {hint}")
+                        f"not from this corpus (fix: rebuild it with: {hint})")
     return manifest
 
 
-def open_index(cfg, index_dir, options, opener, attempts=5):
+def open_index(cfg, index_dir, options, opener, attempts=5, note=""):
     """(manifest, opener(folder, manifest)) of the index at INDEX_DIR. The link INDEX_DIR is resolved once, so
     the manifest and the files OPENER reads are of one build. When OPENER fails because a build replaced
     that version meanwhile (the link now points elsewhere), it is tried again on the new one; when it fails on
@@ -97,7 +195,7 @@ def open_index(cfg, index_dir, options, opener, attempts=5):
     traceback."""
     for _ in range(attempts):
         folder = os.path.realpath(index_dir)
-        manifest = load_manifest(cfg, folder, options, shown=index_dir)
+        manifest = load_manifest(cfg, folder, options, shown=index_dir, note=note)
         try:
             return manifest, opener(folder, manifest)
         except UserError:
@@ -105,10 +203,10 @@ def open_index(cfg, index_dir, options, opener, attempts=5):
         except Exception as e:  # a Java exception from Lucene, a RuntimeError from faiss, an OSError, bad JSON
             if os.path.realpath(index_dir) != folder:
                 continue  # swapped by a build while it was being opened: open the new version
-            raise UserError(f"the index at {index_dir} is damaged or incomplete ({_cause(e, folder)}); rebuild it "
-                            f"with: {build_hint(cfg, options)} --force") from None
-    raise UserError(f"the index at {index_dir} kept changing while it was opened ({attempts} builds); "
-                    "wait for the builds to finish and run again")
+            raise UserError(f"the index at {index_dir} is damaged or incomplete ({_cause(e, folder)}) (fix: rebuild "
+                            f"it with: {build_hint(cfg, options)} --force)") from None
+    raise UserError(f"the index at {index_dir} kept changing while it was opened ({attempts} builds) (fix: wait "
+                    "for the builds to finish and run again)")
 
 
 def _cause(error, folder):
@@ -143,6 +241,6 @@ def faiss_module():
     try:
         import faiss
     except ImportError:
-        raise UserError("dense retrieval needs faiss-cpu (run `make install`)") from None
+        raise UserError(f"dense retrieval needs faiss-cpu (fix: {reinstall()})") from None
     faiss.omp_set_num_threads(threads())
     return faiss

@@ -18,23 +18,34 @@ from ..versions import versions
 from ..analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..corpus import read_corpus
 from ..errors import Problems, UserError
-from ..fileio import build_dir, replace_dir, write_json
+from ..fileio import build_dir, forget_reads, read_position, replace_dir, write_json
+from ..render import plural
 from ..javalog import java_log, show_tail
-from .layout import FORMAT, bm25_dir, build_lock, fingerprint, passage_text, read_manifest
+from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
 
 
 def write_shards(cfg, analyzer, folder, shards, problems):
-    """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count."""
+    """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count.
+    Progress is over the bytes of the corpus's files (their total is known up front, the passages' is not),
+    with the passages so far beside it."""
     files = [open(os.path.join(folder, f"part-{i:03d}.jsonl"), "w", encoding="utf-8") for i in range(shards)]
+    sources = [s["file"] for s in cfg["sources"]]
+    forget_reads(sources)
     n = 0
     try:
-        for p in tqdm(read_corpus(cfg, problems), desc=f"reading {cfg['name']}", unit=" passages",
-                      mininterval=1.0, disable=None):
-            doc = {"id": p["id"], "contents": pretokenize(passage_text(p, cfg), analyzer), "title": p["title"]}
-            if analyzer == "jieba":
-                doc["text"] = p["contents"]
-            files[n % shards].write(json.dumps(doc, ensure_ascii=False) + "\n")
-            n += 1
+        with tqdm(total=sum(os.path.getsize(s) for s in sources), desc=f"reading {cfg['name']}", unit="B",
+                  unit_scale=True, mininterval=1.0, disable=None) as bar:
+            for p in read_corpus(cfg, problems):
+                doc = {"id": p["id"], "contents": pretokenize(passage_text(p, cfg), analyzer), "title": p["title"]}
+                if analyzer == "jieba":
+                    doc["text"] = p["contents"]
+                files[n % shards].write(json.dumps(doc, ensure_ascii=False) + "\n")
+                n += 1
+                if not n & 0x3FF:
+                    bar.set_postfix_str(f"{n:,} passages", refresh=False)
+                    bar.update(min(bar.total, sum(read_position(s) for s in sources)) - bar.n)
+            bar.set_postfix_str(plural(n, "passage"), refresh=False)
+            bar.update(bar.total - bar.n)
     finally:
         for f in files:
             f.close()
@@ -69,6 +80,7 @@ def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=Fal
     if analyzer not in ANALYZERS:
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
     with build_lock(bm25_dir(cfg, analyzer, root)):
+        check_owner(cfg, root)  # a corpus file's --name folder holding another file's index is never replaced
         return _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer)
 
 
@@ -96,8 +108,8 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
         indexed = (indexer or run_anserini)(docs, os.path.join(tmp, "lucene"), analyzer, threads)
         if indexed != count:
             show_tail(os.path.join(tmp, "anserini.log"))
-            raise UserError(f"Anserini indexed {indexed} of {count} passages (the end of its log is above, if it "
-                            "logged why); the previous index is untouched")
+            raise UserError(f"Anserini indexed {indexed:,} of {plural(count, 'passage')} (the end of its log is above, "
+                            "if it logged why); the previous index is untouched")
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
             "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
@@ -108,5 +120,6 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
         replace_dir(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{final}: {count} passages indexed ({analyzer} analyzer; Anserini's log: anserini.log)", file=sys.stderr)
+    print(f"{final}: {plural(count, 'passage')} indexed ({analyzer} analyzer; Anserini's log: anserini.log)",
+          file=sys.stderr)
     return final

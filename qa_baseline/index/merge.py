@@ -19,6 +19,7 @@ import tempfile
 
 from .. import jvm
 from ..errors import UserError
+from ..render import plural
 
 
 def merge_indexes(parts, out):
@@ -97,13 +98,14 @@ def ray_indexer(address="auto", cpus=1, env=None):
                         f.write(data)
                 indexed += count
                 with open(os.path.join(os.path.dirname(index_dir), "anserini.log"), "a", encoding="utf-8") as f:
-                    f.write(f"--- part {refs[ready[0]]} ({count} documents) ---\n{log}")  # kept with the index
-            print(f"merging {len(files)} Lucene indexes ({indexed} documents) into one", file=sys.stderr)
+                    f.write(f"--- part {refs[ready[0]]} ({plural(count, 'document')}) ---\n{log}")  # kept with the index
+            print(f"merging {plural(len(files), 'Lucene index', 'Lucene indexes')} ({plural(indexed, 'document')}) into "
+                  "one", file=sys.stderr)
             merged = merge_indexes([os.path.join(parts, f"{i:05d}") for i in range(len(files))], index_dir)
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         if merged != indexed:
-            raise UserError(f"the merged index holds {merged} documents, its parts {indexed}")
+            raise UserError(f"the merged index holds {plural(merged, 'document')}, its parts {indexed:,}")
         return merged
 
     return indexer

@@ -20,9 +20,10 @@ Candidates: each linked subject (qa_baseline.kb.link) with each of its triples. 
   object_in_question  the object (normalised, two or more characters) occurs in the question minus the span
   overlap_gap, assoc_gap, assoc_char_gap   overlap, assoc_mean and assoc_char minus the best value among the
                     same subject's triples (a linear model cannot compare a triple with its siblings otherwise)
-With --train, a scikit-learn logistic regression (standardised features, C = 1) trained on the training
-questions' candidates, label = the candidate's object is a gold answer; the association counts for each
-training question come from the other folds (5 folds by position), so its features look like a test question's.
+With --train, a logistic regression (qa_baseline/learning.py: standardised features, lbfgs, C = 1) trained on
+the training questions' candidates, label = the candidate's object is a gold answer; the association counts for
+each training question come from the other folds (5 folds, question i in fold i mod 5), so its features look
+like a test question's.
 Without --train, the rule: spans not inside a longer exact span first, then longer spans (a fuzzy span counts
 one character less), exact before sound before typo before partial matches, predicate verbatim in the question,
 more predicate bigrams, more predicate characters, higher degree.
@@ -33,6 +34,7 @@ from collections import Counter, defaultdict, namedtuple
 
 import numpy as np
 
+from .. import learning
 from .link import MATCHES, link
 from .normalise import normalise
 from .store import ALIAS, BASE, NAME
@@ -91,13 +93,13 @@ class Assoc:
 
 
 class Model:
-    """A trained ranker: association counts and a standardised logistic regression over FEATURES."""
+    """A trained ranker: association counts and a learning.Logistic over FEATURES."""
 
-    def __init__(self, assoc, pipeline, stats):
-        self.assoc, self.pipeline, self.stats = assoc, pipeline, stats
+    def __init__(self, assoc, learned, stats):
+        self.assoc, self.learned, self.stats = assoc, learned, stats
 
     def scores(self, X):
-        return self.pipeline.decision_function(X)
+        return self.learned.score(X)
 
 
 def featurise(kb, nq, mentions, assoc=None):
@@ -189,10 +191,6 @@ class Ranker:
 
 def train(kb, items, progress=None, C=1.0):
     """A Model from ITEMS, [(question, [gold answers])] (the training questions; <triple> lines are not used)."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
     linked, pairs = [], []
     for question, answers in (progress(items) if progress else items):
         gold = {normalise(a) for a in answers}
@@ -201,24 +199,22 @@ def train(kb, items, progress=None, C=1.0):
         # the association is learned from the question's best candidate that gives a gold answer
         positive = next(((m, p) for m in mentions for p, o in kb.triples(m.subject) if normalise(o) in gold), None)
         pairs.append((rest_grams(rest_parts(nq, positive[0])), normalise(positive[1])) if positive else None)
-    folds, full = [Assoc() for _ in range(FOLDS)], Assoc()
-    for i, pair in enumerate(pairs):
-        if pair:
-            full.add(*pair)
-            for k in range(FOLDS):
-                if k != i % FOLDS:
-                    folds[k].add(*pair)
+    full, by_fold = Assoc(), [Assoc() for _ in range(FOLDS)]
+    for pair in filter(None, pairs):
+        full.add(*pair)
+    for k, assoc in enumerate(by_fold):  # fold k's counts: the questions of the other folds
+        for pair in filter(None, learning.split(pairs, FOLDS, k)[0]):
+            assoc.add(*pair)
     X, y = [], []
     for i, (nq, mentions, gold) in enumerate(linked):
-        for c in featurise(kb, nq, mentions, folds[i % FOLDS]):
+        for c in featurise(kb, nq, mentions, by_fold[learning.fold_of(i, FOLDS)]):
             X.append(c.features)
             y.append(float(normalise(c.object) in gold))
-    if len(set(y)) < 2:
+    if not learning.two_classes(y):
         from ..errors import UserError
-        raise UserError("the training questions give no candidates with and without the gold answer; "
-                        "is --train the training file of this KB?")
-    pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=2000))
-    pipeline.fit(np.array(X, dtype=np.float64), np.array(y))
+        raise UserError("the training questions give no candidates with and without the gold answer (fix: give "
+                        "the training file of this KB as --train)")
+    learned = learning.make("logistic", C=C, max_iter=2000).fit(np.array(X, dtype=np.float64), np.array(y))
     stats = {"questions": len(items), "candidates": len(X), "positives": int(sum(y)),
              "answerable": sum(1 for pair in pairs if pair)}
-    return Model(full, pipeline, stats)
+    return Model(full, learned, stats)

@@ -1,6 +1,7 @@
 """The KB store: NLPCC KBQA triples (`subject ||| predicate ||| object` lines) in an on-disk SQLite database.
 
-Layout (`INDEXES/kb/<KB file stem>/kb.sqlite`, `manifest.json` beside it):
+Layout (`INDEXES/kb/<KB file name>-<checksum of its path>/kb.sqlite` or `INDEXES/kb/<--name>/kb.sqlite`,
+`manifest.json` beside it):
     triples(predicate, object)      rowid = the triple's place in the KB file
     runs(subject, first, n)         each stretch of consecutive lines with one subject: triples first..first+n-1
                                     (the NLPCC KB lists a subject's triples together, so a run is a subject;
@@ -29,8 +30,10 @@ import time
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import Problems, UserError, at
-from ..fileio import READ_ERRORS, build_dir, read_json, replace_dir, sha256_file, stem, write_json
-from ..index.layout import build_lock, indexes_root
+from ..fileio import READ_ERRORS, build_dir, not_utf8, read_json, replace_dir, sha256_file, write_json
+from ..hints import command
+from ..render import plural
+from ..index.layout import build_lock, check_index_name, file_index_name, indexes_root
 from .normalise import base_name, normalise, sound
 
 FORMAT = 1  # bump when the schema or the normalisation changes: stores built before are rebuilt
@@ -57,14 +60,36 @@ CREATE INDEX names_tail ON names({TAIL}) WHERE length(key) >= {MIN_TYPO};
 """
 
 
-def kb_dir(kb_path, root=None):
-    """The store's folder: INDEXES/kb/<KB file stem>/ (INDEXES: qa_baseline.index.layout.indexes_root())."""
-    return os.path.join(root or indexes_root(), "kb", stem(kb_path))
+def kb_dir(kb_path, root=None, name=None):
+    """The store's folder: INDEXES/kb/NAME, NAME the KB file's name plus a short checksum of its absolute path
+    (`kb-3f2a9c1d`: KB files of one name in different folders never share a store) or NAME (`index --kb FILE
+    --name NAME`). INDEXES: qa_baseline.index.layout.indexes_root()."""
+    return os.path.join(root or indexes_root(), "kb", check_index_name(name) if name else file_index_name(kb_path))
+
+
+def _built_from(folder):
+    return (read_json(os.path.join(folder, "manifest.json")).get("sources") or [{}])[0].get("file")
+
+
+def store_dir(kb_path, root=None):
+    """The folder of the store a run opens for KB_PATH: its own (kb_dir); when that has none, a store built
+    from the same file under another name (`--name`, or the file's bare name as stores were named before)."""
+    own = kb_dir(kb_path, root)
+    if os.path.lexists(own):
+        return own
+    stores = os.path.join(root or indexes_root(), "kb")
+    try:
+        entries = sorted(os.listdir(stores))
+    except OSError:
+        return own
+    path = os.path.abspath(kb_path)
+    return next((os.path.join(stores, e) for e in entries
+                 if not e.startswith(".") and _built_from(os.path.join(stores, e)) == path), own)
 
 
 def build_hint(kb_path, mention2id=None):
     alias = f" --mention2id {mention2id}" if mention2id else ""
-    return f".venv/bin/python -m qa_baseline.index --kb {kb_path}{alias}"
+    return f"{command('index')} --kb {kb_path}{alias}"
 
 
 class _Hashing(io.RawIOBase):
@@ -114,15 +139,17 @@ def _lines(path, desc, source):
 
 
 def _first_bad_byte(path):
-    """The UserError naming the line and byte of PATH's first invalid UTF-8 byte."""
+    """The UserError naming the line and byte of PATH's first invalid UTF-8 byte, or the file's encoding when
+    it is in another one (GBK...: fileio.not_utf8)."""
+    utf8 = False
     with open(path, "rb") as raw:
         for n, line in enumerate(_binary(path, raw), 1):
             try:
                 line.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as e:
-                return at(path, n, f"not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
-                                   "convert the file to UTF-8")
-    return at(path, 1, "not valid UTF-8; convert the file to UTF-8")
+                return at(path, n, "%s (fix: %s)" % not_utf8(line.rstrip(b"\r\n"), e, utf8))
+            utf8 = utf8 or not line.isascii()
+    return at(path, 1, "not valid UTF-8 (fix: save the file as UTF-8)")
 
 
 def split_line(text, fields):
@@ -222,14 +249,22 @@ def _up_to_date(manifest, paths):
     return True
 
 
-def build_kb(kb_path, mention2id=None, on_bad_record="stop", force=False, root=None):
-    """Build the store of KB_PATH (and the alias file MENTION2ID) unless it is up to date; returns its folder."""
+def build_kb(kb_path, mention2id=None, on_bad_record="stop", force=False, root=None, name=None):
+    """Build the store of KB_PATH (and the alias file MENTION2ID) unless it is up to date; returns its folder
+    (kb_dir: named after the file, or NAME). A store built from another KB file is never replaced."""
     paths = [kb_path] + ([mention2id] if mention2id else [])
     for path in paths:
+        if os.path.isdir(path):
+            raise UserError(f"{path}: is a folder, not a file (fix: give the "
+                            f"{'KB' if path == kb_path else 'alias'} file itself)")
         if not os.path.isfile(path):
             raise UserError(f"{path}: no such file")
-    folder = kb_dir(kb_path, root)
+    folder = kb_dir(kb_path, root, name)
     with build_lock(folder):  # one build of a store at a time; what killed builds left is removed first
+        other = _built_from(folder)
+        if other and other != os.path.abspath(kb_path):
+            raise UserError(f"{folder} holds the KB store of {other}, not of {os.path.abspath(kb_path)}, and a "
+                            "build never replaces it (fix: give this KB another --name, or none)")
         return _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force)
 
 
@@ -238,7 +273,8 @@ def _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force):
     if not force and _up_to_date(manifest, paths):
         skipped = sum(manifest.get("skipped", {}).values())
         print(f"KB store {folder} is up to date (--force rebuilds it)" +
-              (f"; {skipped} bad lines were skipped when it was built" if skipped else ""), file=sys.stderr)
+              (f"; {plural(skipped, 'bad line')} {'was' if skipped == 1 else 'were'} skipped when it was built"
+               if skipped else ""), file=sys.stderr)
         return folder
     problems = Problems(on_bad_record)
     tmp = build_dir(folder)
@@ -274,7 +310,8 @@ def _build_kb(folder, kb_path, mention2id, paths, on_bad_record, force):
         shutil.rmtree(tmp, ignore_errors=True)
     if problems.count:
         print(problems.summary(), file=sys.stderr)
-    print(f"KB store {folder}: {triples:,} triples, {subjects:,} subjects, {names:,} names", file=sys.stderr)
+    print(f"KB store {folder}: {plural(triples, 'triple')}, {plural(subjects, 'subject')}, {plural(names, 'name')}",
+          file=sys.stderr)
     return folder
 
 
@@ -330,15 +367,15 @@ class KB:
 
 def open_kb(kb_path, root=None, mention2id=None):
     """The store built from KB_PATH, else a UserError naming the command that builds it."""
-    folder = kb_dir(kb_path, root)
+    folder = store_dir(kb_path, root)
     manifest = read_json(os.path.join(folder, "manifest.json"))
     hint = build_hint(kb_path, mention2id)
     if not manifest or not os.path.isfile(os.path.join(folder, "kb.sqlite")):
-        raise UserError(f"no KB store for {kb_path} at {folder}; build it with: {hint}")
+        raise UserError(f"no KB store for {kb_path} at {folder} (fix: build it with: {hint})")
     built = [s.get("file") for s in manifest.get("sources", [])]
     if manifest.get("format") != FORMAT or not built or built[0] != os.path.abspath(kb_path):
-        raise UserError(f"the KB store at {folder} was not built from {kb_path} by this version; rebuild it "
-                        f"with: {hint}")
+        raise UserError(f"the KB store at {folder} was not built from {kb_path} by this version (fix: rebuild it "
+                        f"with: {hint})")
     if os.path.isfile(kb_path) and os.path.getsize(kb_path) != manifest["sources"][0].get("size"):
-        raise UserError(f"{kb_path} changed since its KB store was built; rebuild it with: {hint}")
+        raise UserError(f"{kb_path} changed since its KB store was built (fix: rebuild it with: {hint})")
     return KB(folder, manifest)

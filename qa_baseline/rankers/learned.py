@@ -1,16 +1,16 @@
 """learned: logistic regression over other rankers' features (default bm25 + the four overlap shares;
 `--features` adds dense and/or cross), standardised, fitted on the labelled lines of the training groups
-(liblinear, C = 1, random_state 0: deterministic). A sentence's score is the model's logit."""
+(qa_baseline/learning.py: liblinear, C = 1, random_state 0: deterministic). A sentence's score is the model's
+logit."""
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
+from .. import learning
 from ..errors import UserError
 from . import RANKERS, make
 from .lexical import Ranker
 
 DEFAULT_FEATURES = ("bm25", "overlap")
+MODEL = "logistic", {"solver": "liblinear", "random_state": 0}  # a learning.MODELS kind and its options
 
 
 class Learned(Ranker):
@@ -18,8 +18,8 @@ class Learned(Ranker):
         self.features_of = list(settings.get("features") or DEFAULT_FEATURES)
         bad = [f for f in self.features_of if f not in RANKERS or f == "learned"]
         if bad or len(set(self.features_of)) < len(self.features_of):
-            raise UserError(f"--features {','.join(self.features_of)}: give distinct names among "
-                            f"{', '.join(r for r in RANKERS if r != 'learned')}")
+            raise UserError(f"--features {','.join(self.features_of)}: not distinct names of rankers (fix: give "
+                            f"distinct names among {', '.join(r for r in RANKERS if r != 'learned')})")
         self.parts = [make(f, lang, settings, text) for f in self.features_of]
         self.names = tuple(n for p in self.parts for n in p.names)
         self.options = ("features", *(o for p in self.parts for o in p.options))
@@ -30,16 +30,18 @@ class Learned(Ranker):
 
     def fit(self, groups):
         labels = np.array([y for g in groups for y in g.labels])
-        if len(set(labels)) < 2:
+        if not learning.two_classes(labels):
             raise UserError("the learned ranker needs training lines labelled 1 and lines labelled 0")
-        self.model = make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", random_state=0))
-        self.model.fit(self.features(groups), labels)
+        kind, options = MODEL
+        self.model = learning.make(kind, **options).fit(self.features(groups), labels, [len(g.texts) for g in groups])
         return self
 
     def score(self, groups):
-        return self.model.decision_function(self.features(groups))
+        return self.model.score(self.features(groups))
 
     def params(self):
-        coef = self.model[-1].coef_[0] if self.model else ()
-        return {**{k: v for p in self.parts for k, v in p.params().items()}, "features": ",".join(self.features_of),
-                "weights": {n: round(float(w), 6) for n, w in zip(self.names, coef)}}
+        return {**{k: v for p in self.parts for k, v in p.params().items()}, "features": ",".join(self.features_of)}
+
+    def fitted(self):
+        coef = self.model.coefficients() if self.model else ()
+        return {"weights": {n: round(float(w), 6) for n, w in zip(self.names, coef)}}

@@ -2,10 +2,9 @@
 df(t) = those that contain t, idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's), avgdl = their mean
 length in tokens. Tokens and character units: rankers/text.py.
 
-bm25     Lucene's BM25 (Lucene >= 8: no (k1 + 1) factor) of the sentence for the question:
-         sum over the question's tokens t, a repeated token counting each time (Anserini's bag-of-words query
-         boosts it), of idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl)). Lengths are exact (Lucene stores
-         them in one byte, exact up to 40 tokens). k1, b: --k1, --b, default 0.9, 0.4 (Anserini's).
+bm25     Lucene's BM25 (rankers/bm25mem.py) of the sentence for the question, each distinct token of the
+         question weighted by its count (Anserini's bag-of-words query boosts a repeated token). k1, b: --k1,
+         --b, default 0.9, 0.4 (Anserini's).
 overlap  the share of the question's distinct words found in the sentence (`word`), the same weighted by idf
          (`word_idf`: found idf / all idf), and both for character units (`char`, `char_idf`). The row's score
          is `word_idf`, the best of the four on average over wikiqa-dev and the cmrc2018 held-out part (MRR
@@ -18,6 +17,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..retrievers.bm25 import B, K1
+from .bm25mem import BM25Index, idf
 
 
 class Ranker:
@@ -31,11 +31,15 @@ class Ranker:
     def params(self):
         return {}
 
+    def fitted(self):
+        """What fitting found (learned weights): the row's `observed`, not its settings."""
+        return {}
+
 
 def group_idf(docs):
     """idf(t) with the statistics of DOCS (token collections), a function."""
     n, df = len(docs), Counter(t for d in docs for t in set(d))
-    return lambda t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+    return lambda t: idf(n, df[t])
 
 
 class BM25(Ranker):
@@ -50,14 +54,9 @@ class BM25(Ranker):
         return {"tokens": self.text.tokens, "k1": self.k1, "b": self.b}
 
     def group(self, question, sentences):
-        docs = [self.text.words(s) for s in sentences]
-        idf, avgdl = group_idf(docs), (sum(map(len, docs)) / len(docs)) or 1.0
-        query = Counter(self.text.words(question))
-        scores = []
-        for doc in docs:
-            tf, norm = Counter(doc), self.k1 * (1 - self.b + self.b * len(doc) / avgdl)
-            scores.append(sum(n * idf(t) * tf[t] / (tf[t] + norm) for t, n in query.items() if t in tf))
-        return scores
+        found = BM25Index([self.text.words(s) for s in sentences], self.k1, self.b).scores(
+            Counter(self.text.words(question)).items())
+        return [found.get(i, 0.0) for i in range(len(sentences))]
 
     def features(self, groups):
         return np.array([s for g in groups for s in self.group(g.query, g.texts)], dtype=np.float64)[:, None]
@@ -65,10 +64,10 @@ class BM25(Ranker):
 
 def shares(question, docs):
     """(plain, idf-weighted) share of the set QUESTION found in each of DOCS (sets); 0 for an empty question."""
-    idf = group_idf(docs)
-    weight = math.fsum(map(idf, question))
+    idf_of = group_idf(docs)
+    weight = math.fsum(map(idf_of, question))
     return [(len(question & d) / len(question) if question else 0.0,
-             math.fsum(map(idf, question & d)) / weight if weight else 0.0) for d in docs]
+             math.fsum(map(idf_of, question & d)) / weight if weight else 0.0) for d in docs]
 
 
 class Overlap(Ranker):

@@ -35,8 +35,8 @@ class Cross(Ranker):
 
     def __init__(self, lang, settings, text):
         if lang != "en":
-            raise UserError("--reranker cross is English only (no Chinese cross-encoder is installed); "
-                            "use bm25, overlap, dense or learned")
+            raise UserError("--reranker cross is English only: no Chinese cross-encoder is installed (fix: use bm25, "
+                            "overlap, dense or learned)")
         self.model = CrossEncoder()
 
     def params(self):

@@ -66,7 +66,7 @@ class Text:
         else:
             self.tokens = tokens or DEFAULT_ZH
             if self.tokens not in ZH_TOKENS:
-                raise UserError(f"unknown Chinese tokens {self.tokens!r}; use one of {', '.join(ZH_TOKENS)}")
+                raise UserError(f"unknown Chinese tokens {self.tokens!r} (fix: use one of {', '.join(ZH_TOKENS)})")
             split = {"char": chars, "bigram": bigrams,
                      "jieba": lambda text: jieba_tokens(unicodedata.normalize("NFKC", text))}[self.tokens]
         self.words = functools.lru_cache(maxsize=None)(lambda text: tuple(split(text)))

@@ -6,7 +6,7 @@ import os
 from .. import jvm
 from ..analysis import LANGUAGE, pretokenize
 from ..errors import UserError
-from ..index.layout import bm25_dir, open_index
+from ..index.layout import bm25_dir, bm25_options, open_index
 
 
 BATCH_MAX_K = 10
@@ -21,7 +21,7 @@ class BM25:
         self.k1, self.b = float(params.get("k1", K1)), float(params.get("b", B))
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
-        self.index_dir = bm25_dir(corpus_cfg, self.analyzer)
+        self.index_dir = bm25_dir(corpus_cfg, self.analyzer, built=True)
         autoclass = jvm.start()
         Searcher = autoclass("io.anserini.search.SimpleSearcher")
 
@@ -31,9 +31,8 @@ class BM25:
                 return Searcher(lucene, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
             return Searcher(lucene)
 
-        self.manifest, self._searcher = open_index(
-            corpus_cfg, self.index_dir,
-            f" --analyzer {self.analyzer}" if self.analyzer != corpus_cfg["analyzer"] else "", searcher)
+        self.manifest, self._searcher = open_index(corpus_cfg, self.index_dir, bm25_options(corpus_cfg, self.analyzer),
+                                                   searcher)
         if self.analyzer in LANGUAGE:
             self._searcher.set_language(LANGUAGE[self.analyzer])
         self._searcher.set_bm25(self.k1, self.b)

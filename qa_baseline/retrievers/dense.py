@@ -5,7 +5,8 @@ import os
 
 from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
-from ..index.layout import SEARCH_DEFAULTS, build_hint, dense_dir, dense_options, faiss_module, open_index
+from ..index.layout import (SEARCH_DEFAULTS, build_hint, dense_dir, dense_note, dense_options, faiss_module,
+                             open_index)
 
 
 class Dense:
@@ -14,7 +15,7 @@ class Dense:
     def __init__(self, corpus_cfg, params):
         wanted = params.get("encoder") or (corpus_cfg.get("dense") or [DEFAULTS[corpus_cfg["lang"]]])[0]
         self.encoder = load_encoder(wanted, corpus_cfg["lang"])
-        self.index_dir = dense_dir(corpus_cfg, self.encoder.name)
+        self.index_dir = dense_dir(corpus_cfg, self.encoder.name, built=True)
         options = dense_options(self.index_dir, wanted)
         faiss = faiss_module()
 
@@ -25,20 +26,21 @@ class Dense:
             if differ:
                 raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
                                 f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
-                                f"({now['dim']}-d; differs in {', '.join(differ)}); rebuild it with: "
-                                f"{build_hint(corpus_cfg, options)} --force")
+                                f"({now['dim']}-d; differs in {', '.join(differ)}) (fix: rebuild it with: "
+                                f"{build_hint(corpus_cfg, options)} --force)")
             index = faiss.read_index(os.path.join(folder, "faiss.index"))
             if index.d != self.encoder.dim or index.ntotal != manifest["passages"]:
                 raise UserError(f"{self.index_dir}: faiss.index holds {index.ntotal} {index.d}-d vectors, the "
-                                f"manifest says {manifest['passages']} {self.encoder.dim}-d; rebuild it with: "
-                                f"{build_hint(corpus_cfg, options)} --force")
+                                f"manifest says {manifest['passages']} {self.encoder.dim}-d (fix: rebuild it with: "
+                                f"{build_hint(corpus_cfg, options)} --force)")
             with open(os.path.join(folder, "docids.jsonl"), encoding="utf-8") as f:
                 rows = [json.loads(line) for line in f]
             if len(rows) != index.ntotal:
                 raise ValueError(f"docids.jsonl has {len(rows)} rows for {index.ntotal} vectors")
             return index, rows
 
-        self.manifest, (self.index, rows) = open_index(corpus_cfg, self.index_dir, options, read)
+        self.manifest, (self.index, rows) = open_index(corpus_cfg, self.index_dir, options, read,
+                                                       note=dense_note(corpus_cfg))
         self.kind = self.manifest["faiss"]["type"]
         self.search_params = {**SEARCH_DEFAULTS[self.kind],
                               **{k: int(params[k]) for k in SEARCH_DEFAULTS[self.kind] if params.get(k)}}

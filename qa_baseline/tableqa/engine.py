@@ -1,7 +1,8 @@
 """Answer a question from a dataset's tables: analyse the question, link it to cells and columns, run the
 operator it asks for, return a verbatim cell (or a computed number) with a trace.
 
-The operator, in this order of precedence (each falls through when its parts are missing):
+The operator, in this order of precedence (each falls through when its parts are missing; each is a function of
+`OPERATORS`, tried in that order, reading the question's links to the table from one `Linked`):
 1. difference (`how many more`, `difference`): |a - b| over the two mentioned rows in the best numeric column;
 2. comparison (`A or B`, `between A, B and C`): two or more rows mentioned in one column; the superlative cue
    picks one by the best value column, else the one whose row holds the question's other mentioned cell;
@@ -20,6 +21,8 @@ The operator, in this order of precedence (each falls through when its parts are
 The answer column is the best by `column_score` (header named by the question, answer type, not a column
 the question already fills); a lookup skips a cell whose text the question already contains."""
 import dataclasses
+import functools
+from typing import NamedTuple
 
 from . import linking, operators, question as questions, text
 from .view import TableView
@@ -129,191 +132,306 @@ def value_column(q, view, avoid=(), numeric_only=False):
     return best, best_score or 0.0
 
 
-def answer_view(q, view):
-    ms = linking.mentions(q, view)
-    pos = mention_positions(q, view, ms)
-    key = view.key_column()
-    excluded = set()
-    if q.exclude:
-        low_words = q.words
-        for m in ms:
-            k = pos[m]
-            if k > 0 and any(tuple(low_words[max(0, k - len(c.split())):k]) == tuple(c.split())
-                             for c in EXCLUDE_CUES):
-                excluded.add(m)
-    strong = [m for m in ms if m.score >= STRONG and m not in excluded]
-    link_score = sum(m.score for m in strong[:3])
-    mentioned_cols = {m.col for m in strong}
+def excluded_mentions(q, ms, pos):
+    """The mentions that follow an exclusion cue (`other than X`, `except X`): their rows are left out."""
+    if not q.exclude:
+        return set()
+    return {m for m in ms if pos[m] > 0 and any(tuple(q.words[max(0, pos[m] - len(c.split())):pos[m]]) ==
+                                                 tuple(c.split()) for c in EXCLUDE_CUES)}
 
-    def finish(a):
-        a.score = link_score + a.score
-        a.source = view.table.source
-        return a
 
-    # 1-2: two or more rows mentioned in one column
-    groups = {}
-    for m in ms:
-        if m.score >= 0.4 and m not in excluded:
-            groups.setdefault(m.col, {}).setdefault(text.norm(view.rows[m.row][m.col]), m)
-    multi = {}
-    for j, g in groups.items():
-        exact = [m for m in g.values() if m.exact]
-        if len(g) >= 2:
-            multi[j] = exact if len(exact) >= 2 else list(g.values())
-    if multi and (q.difference or q.compare):
+def counting(q):
+    """The question asks for a count, a sum or an average (steps 4-5)."""
+    return q.count or q.average or (q.total and q.wh in ("count", "amount", "what"))
+
+
+class Filtered(NamedTuple):
+    """Step 3: ROWS, the body rows the exclusions, thresholds and conditions keep; CONDS, {column: rows} of the
+    strong mentions; AVOID, the columns the answer is not in (conditions, the threshold column); NARROWED,
+    whether the conditions left out rows."""
+    rows: list
+    conds: dict
+    avoid: set
+    narrowed: bool
+
+
+class Linked:
+    """QUESTION linked to one table VIEW, as every operator reads it: its mentions (strong ones are conditions,
+    excluded ones remove their rows) and, computed on first use (an operator that answers spares the rest),
+    the entity column, the filtered rows, the column order and the answer column."""
+
+    def __init__(self, q, view):
+        self.q, self.view = q, view
+        self.mentions = linking.mentions(q, view)
+        self.pos = mention_positions(q, view, self.mentions)
+        self.key = view.key_column()
+        self.excluded = excluded_mentions(q, self.mentions, self.pos)
+        self.strong = [m for m in self.mentions if m.score >= STRONG and m not in self.excluded]
+        self.link_score = sum(m.score for m in self.strong[:3])
+
+    @functools.cached_property
+    def entities(self):
+        """(column, its mentions in question order) of the best column in which the question mentions two or
+        more rows (exact mentions when there are two); None without one."""
+        view, pos = self.view, self.pos
+        groups = {}
+        for m in self.mentions:
+            if m.score >= 0.4 and m not in self.excluded:
+                groups.setdefault(m.col, {}).setdefault(text.norm(view.rows[m.row][m.col]), m)
+        multi = {}
+        for j, g in groups.items():
+            exact = [m for m in g.values() if m.exact]
+            if len(g) >= 2:
+                multi[j] = exact if len(exact) >= 2 else list(g.values())
+        if not multi:
+            return None
         j_ent = max(multi, key=lambda j: (sum(m.score for m in multi[j]), -j))
-        ents = sorted(multi[j_ent], key=lambda m: (pos[m] if pos[m] >= 0 else 99, m.row))
-        if q.difference:
-            c, _ = value_column(q, view, avoid={j_ent}, numeric_only=True)
-            if c is not None:
-                a_, b_ = view.value(ents[0].row, c), view.value(ents[1].row, c)
-                if a_ is not None and b_ is not None:
-                    return finish(Answer(operators.fmt(abs(a_ - b_)), "difference", 1.0,
-                                         [ents[0].row, ents[1].row], view.header[c]))
-        else:
-            rows = [m.row for m in ents]
-            if q.superlative:
-                c, _ = value_column(q, view, avoid={j_ent})
-                if c is None and view.columns[j_ent].numeric:
-                    c = j_ent
-                if c is not None:
-                    how = operators.direction(q.superlative, view.columns[c])
-                    r = operators.arg_extreme(view, rows, c, how)
-                    if r is not None:
-                        return finish(Answer(view.rows[r][j_ent], "compare", 1.0, [r], view.header[j_ent],
-                                             detail=f"{how} {view.header[c]}"))
-            others = [m for m in strong if m.col != j_ent]
-            if others:
-                hits = [r for r in rows if any(m.row == r for m in others)]
-                pick = [r for r in rows if r not in hits] if (" not " in f" {' '.join(q.words)} ") else hits
-                if pick:
-                    return finish(Answer(view.rows[pick[0]][j_ent], "compare", 0.8, [pick[0]],
-                                         view.header[j_ent], detail="condition"))
+        return j_ent, sorted(multi[j_ent], key=lambda m: (pos[m] if pos[m] >= 0 else 99, m.row))
 
-    # 3: filters
-    avoid = set(mentioned_cols)
-    rows = list(view.body)
-    conds = {}
-    for m in strong:
-        conds.setdefault(m.col, set()).add(m.row)
-    if excluded:
-        gone = {m.row for m in excluded}
-        rows = [i for i in rows if i not in gone]
-    thr_col = None
-    if q.thresholds:
+    def threshold_column(self):
+        """The column thresholds compare with: the best numeric one; for a year-like bound without a named
+        numeric column, the first year, season or date column."""
+        q, view = self.q, self.view
         year_like = all(1000 <= v <= 2100 and float(v).is_integer() for _, v in q.thresholds)
-        thr_col, s = value_column(q, view, numeric_only=True)
-        if year_like and s <= 0:
+        col, score = value_column(q, view, numeric_only=True)
+        if year_like and score <= 0:
             dated = [c.index for c in view.columns if {"year", "season", "date"} & set(c.stems) or c.date]
-            thr_col = dated[0] if dated else thr_col
-        if thr_col is not None:
-            for op, bound in q.thresholds:
-                kept = operators.threshold(view, rows, thr_col, op, bound)
-                rows = kept
-            avoid.add(thr_col)
-    cond_rows = rows
-    for j in sorted(conds, key=lambda j: -max(m.score for m in strong if m.col == j)):
-        kept = [i for i in cond_rows if i in conds[j]]
-        if kept:
-            cond_rows = kept
-    filtered = bool(conds) and cond_rows != rows
-    rows_f = cond_rows
+            col = dated[0] if dated else col
+        return col
 
-    def pick_column():
-        entity = q.wh in ("which", "who")  # an entity: text columns before numeric ones
+    @functools.cached_property
+    def filters(self):
+        """Step 3 (see Filtered); conditions apply strongest first, each only when it keeps a row."""
+        q, view, strong = self.q, self.view, self.strong
+        avoid = {m.col for m in strong}
+        conds = {}
+        for m in strong:
+            conds.setdefault(m.col, set()).add(m.row)
+        gone = {m.row for m in self.excluded}
+        rows = [i for i in view.body if i not in gone]
+        col = self.threshold_column() if q.thresholds else None
+        if col is not None:
+            for op, bound in q.thresholds:
+                rows = operators.threshold(view, rows, col, op, bound)
+            avoid.add(col)
+        kept = rows
+        for j in sorted(conds, key=lambda j: -max(m.score for m in strong if m.col == j)):
+            narrowed = [i for i in kept if i in conds[j]]
+            if narrowed:
+                kept = narrowed
+        return Filtered(kept, conds, avoid, bool(conds) and kept != rows)
+
+    @functools.cached_property
+    def order(self):
+        """Columns best first by column_score (an entity question: text columns before numeric ones)."""
+        q, view, avoid, key = self.q, self.view, self.filters.avoid, self.key
+        entity = q.wh in ("which", "who")
         return sorted(range(len(view.columns)),
                       key=lambda j: (entity and view.columns[j].numeric, -column_score(q, view, j, avoid, key), j))
 
-    # 4-5: count, sum, average
-    if q.count or q.average or (q.total and q.wh in ("count", "amount", "what")):
-        c, c_score = value_column(q, view, avoid=set(), numeric_only=True)
-        named = c is not None and linking.header_score(q, view.columns[c]) >= 1
-        if q.average and named:
-            vals = [v for _, v in operators.values(view, rows_f, c)]
-            if vals:
-                return finish(Answer(operators.fmt(sum(vals) / len(vals)), "average", 0.5, rows_f, view.header[c]))
-        if named and c in conds:
-            named = False  # the named column holds the condition: "how many players had a total of 4"
-        if named and (len(rows_f) == 1 or (filtered and not q.total)):
-            r = rows_f[0]
-            return finish(Answer(view.rows[r][c], "lookup-number", 0.6, [r], view.header[c]))
-        if named and q.total and not q.thresholds:
-            summary = [i for i in range(len(view.rows)) if view.summary[i]]
-            if not filtered and summary and view.value(summary[-1], c) is not None:
-                return finish(Answer(view.rows[summary[-1]][c], "total-row", 0.5, [summary[-1]], view.header[c]))
-            vals = [v for _, v in operators.values(view, rows_f, c)]
-            if vals:
-                return finish(Answer(operators.fmt(sum(vals)), "sum", 0.5, rows_f, view.header[c]))
-        if q.count:
-            j = pick_column()[0] if q.distinct else None
-            return finish(Answer(operators.fmt(operators.count(view, rows_f, j, q.distinct)),
-                                 "count-distinct" if q.distinct else "count", 0.5, rows_f[:50],
-                                 view.header[j] if j is not None else ""))
+    @functools.cached_property
+    def ans_col(self):
+        """The answer column: the first of `order` (the superlative operator may move it to the second, and the
+        operators after it keep that)."""
+        return self.order[0]
 
-    order = pick_column()
-    ans_col = order[0]
+    @functools.cached_property
+    def number_column(self):
+        """(the numeric column a count, sum or average is about, whether the question names it)."""
+        c, _ = value_column(self.q, self.view, avoid=set(), numeric_only=True)
+        return c, c is not None and linking.header_score(self.q, self.view.columns[c]) >= 1
 
-    # 6: superlative
-    if q.superlative and rows_f:
-        c, c_score = value_column(q, view, avoid={ans_col} if linking.header_score(q, view.columns[ans_col]) == 0
-                                  else set())
-        freq = q.super_word in ("most", "least", "fewest") and c_score <= 0
-        if freq and view.columns[ans_col].distinct < len(view.body):
-            r = operators.most_common(view, rows_f, ans_col, "max" if q.superlative == "max" else "min")
-            if r is not None:
-                return finish(Answer(view.rows[r][ans_col], "most-common", 0.4, [r], view.header[ans_col]))
-        if c is None or (c_score <= 0 and q.superlative in ("best", "worst")):
-            ranks = [col.index for col in view.columns if col.rank and col.numeric]
-            c = ranks[0] if ranks else c
+
+# --- the operators: each returns an Answer (its own score, before the link score) or None to fall through ------
+
+def difference(link):
+    """1: |a - b| over the first two mentioned rows in the best numeric column."""
+    q, view = link.q, link.view
+    if not (q.difference and link.entities):
+        return None
+    j_ent, ents = link.entities
+    c, _ = value_column(q, view, avoid={j_ent}, numeric_only=True)
+    if c is None:
+        return None
+    a_, b_ = view.value(ents[0].row, c), view.value(ents[1].row, c)
+    if a_ is None or b_ is None:
+        return None
+    return Answer(operators.fmt(abs(a_ - b_)), "difference", 1.0, [ents[0].row, ents[1].row], view.header[c])
+
+
+def compare(link):
+    """2: one of the rows mentioned in one column: by the superlative's value column, else the row that holds
+    (with `not`: lacks) another mentioned cell. Not tried for a difference question."""
+    q, view = link.q, link.view
+    if q.difference or not (q.compare and link.entities):
+        return None
+    j_ent, ents = link.entities
+    rows = [m.row for m in ents]
+    if q.superlative:
+        c, _ = value_column(q, view, avoid={j_ent})
+        if c is None and view.columns[j_ent].numeric:
+            c = j_ent
         if c is not None:
-            if c == ans_col and linking.header_score(q, view.columns[c]) == 0 and len(order) > 1:
-                ans_col = order[1]
             how = operators.direction(q.superlative, view.columns[c])
-            r = operators.arg_extreme(view, rows_f, c, how)
+            r = operators.arg_extreme(view, rows, c, how)
             if r is not None:
-                return finish(Answer(view.rows[r][ans_col], f"superlative-{how}", 0.5, [r], view.header[ans_col],
-                                     detail=view.header[c]))
+                return Answer(view.rows[r][j_ent], "compare", 1.0, [r], view.header[j_ent],
+                              detail=f"{how} {view.header[c]}")
+    others = [m for m in link.strong if m.col != j_ent]
+    if not others:
+        return None
+    hits = [r for r in rows if any(m.row == r for m in others)]
+    pick = [r for r in rows if r not in hits] if (" not " in f" {' '.join(q.words)} ") else hits
+    if not pick:
+        return None
+    return Answer(view.rows[pick[0]][j_ent], "compare", 0.8, [pick[0]], view.header[j_ent], detail="condition")
 
-    # 7: next / previous
-    if q.neighbour and strong:
-        anchor = strong[0]
-        j = ans_col
-        if linking.header_score(q, view.columns[j]) <= 0:
-            j = anchor.col
-        r = operators.neighbour(view, anchor.row, q.neighbour, j)
+
+def average(link):
+    """5: the mean of the named numeric column over the filtered rows."""
+    if not link.q.average:
+        return None
+    c, named = link.number_column
+    if not named:
+        return None
+    rows = link.filters.rows
+    vals = [v for _, v in operators.values(link.view, rows, c)]
+    if not vals:
+        return None
+    return Answer(operators.fmt(sum(vals) / len(vals)), "average", 0.5, rows, link.view.header[c])
+
+
+def named_number(link):
+    """4: a number of the named numeric column (unless it holds a condition: "how many players had a total of
+    4"): the one (or the conditions') row's (`how many games did X play`), or with `total` the table's total
+    row or the sum over the filtered rows."""
+    q, view = link.q, link.view
+    if not counting(q):
+        return None
+    c, named = link.number_column
+    f = link.filters
+    if not named or c in f.conds:
+        return None
+    if len(f.rows) == 1 or (f.narrowed and not q.total):
+        r = f.rows[0]
+        return Answer(view.rows[r][c], "lookup-number", 0.6, [r], view.header[c])
+    if not q.total or q.thresholds:
+        return None
+    summary = [i for i in range(len(view.rows)) if view.summary[i]]
+    if not f.narrowed and summary and view.value(summary[-1], c) is not None:
+        return Answer(view.rows[summary[-1]][c], "total-row", 0.5, [summary[-1]], view.header[c])
+    vals = [v for _, v in operators.values(view, f.rows, c)]
+    return Answer(operators.fmt(sum(vals)), "sum", 0.5, f.rows, view.header[c]) if vals else None
+
+
+def count(link):
+    """4: how many filtered rows (distinct values of the answer column with `different`)."""
+    q, view, rows = link.q, link.view, link.filters.rows
+    if not q.count:
+        return None
+    j = link.order[0] if q.distinct else None
+    how = "count-distinct" if q.distinct else "count"
+    return Answer(operators.fmt(operators.count(view, rows, j, q.distinct)), how, 0.5, rows[:50],
+                  view.header[j] if j is not None else "")
+
+
+def superlative(link):
+    """6: the filtered row with the largest / smallest value of the value column (a rank column for `best`
+    without one); a `most`/`least` that names no column counts the answer column's values instead."""
+    q, view, rows = link.q, link.view, link.filters.rows
+    if not (q.superlative and rows):
+        return None
+    ans_col, order = link.ans_col, link.order
+    c, c_score = value_column(q, view, avoid={ans_col} if linking.header_score(q, view.columns[ans_col]) == 0
+                              else set())
+    freq = q.super_word in ("most", "least", "fewest") and c_score <= 0
+    if freq and view.columns[ans_col].distinct < len(view.body):
+        r = operators.most_common(view, rows, ans_col, "max" if q.superlative == "max" else "min")
         if r is not None:
-            return finish(Answer(view.rows[r][j], "next" if q.neighbour > 0 else "previous", 0.5, [r],
-                                 view.header[j], detail=f"after row {anchor.row}"))
+            return Answer(view.rows[r][ans_col], "most-common", 0.4, [r], view.header[ans_col])
+    if c is None or (c_score <= 0 and q.superlative in ("best", "worst")):
+        ranks = [col.index for col in view.columns if col.rank and col.numeric]
+        c = ranks[0] if ranks else c
+    if c is None:
+        return None
+    if c == ans_col and linking.header_score(q, view.columns[c]) == 0 and len(order) > 1:
+        ans_col = link.ans_col = order[1]  # the value column is not the answer; kept when no row is found
+    how = operators.direction(q.superlative, view.columns[c])
+    r = operators.arg_extreme(view, rows, c, how)
+    if r is None:
+        return None
+    return Answer(view.rows[r][ans_col], f"superlative-{how}", 0.5, [r], view.header[ans_col],
+                  detail=view.header[c])
 
-    # 8: first / last (in time when the question names a date column: "the first ship launched")
-    if q.ordinal and rows_f:
-        dated = sorted((c.index for c in view.columns if (c.date or {"year", "date"} & set(c.stems))
-                        and linking.header_score(q, c) > 0 and c.index != ans_col),
-                       key=lambda j: -linking.header_score(q, view.columns[j]))
-        if dated:
-            how = "min" if q.ordinal == "first" else "max"
-            r = operators.arg_extreme(view, rows_f, dated[0], how)
-            if r is not None:
-                return finish(Answer(view.rows[r][ans_col], q.ordinal + "-in-time", 0.4, [r], view.header[ans_col],
-                                     detail=f"{how} {view.header[dated[0]]}"))
-        r = rows_f[0] if q.ordinal == "first" else rows_f[-1]
-        return finish(Answer(view.rows[r][ans_col], q.ordinal, 0.4, [r], view.header[ans_col]))
 
-    # 9: lookup
+def neighbour(link):
+    """7: the row after / before the best mentioned row (in the answer column when the question names it,
+    else in the mention's)."""
+    q, view = link.q, link.view
+    if not (q.neighbour and link.strong):
+        return None
+    anchor = link.strong[0]
+    j = link.ans_col
+    if linking.header_score(q, view.columns[j]) <= 0:
+        j = anchor.col
+    r = operators.neighbour(view, anchor.row, q.neighbour, j)
+    if r is None:
+        return None
+    return Answer(view.rows[r][j], "next" if q.neighbour > 0 else "previous", 0.5, [r], view.header[j],
+                  detail=f"after row {anchor.row}")
+
+
+def first_last(link):
+    """8: the first / last filtered row; in time when the question names a date column ("the first ship
+    launched")."""
+    q, view, rows = link.q, link.view, link.filters.rows
+    if not (q.ordinal and rows):
+        return None
+    ans_col = link.ans_col
+    dated = sorted((c.index for c in view.columns if (c.date or {"year", "date"} & set(c.stems))
+                    and linking.header_score(q, c) > 0 and c.index != ans_col),
+                   key=lambda j: -linking.header_score(q, view.columns[j]))
+    if dated:
+        how = "min" if q.ordinal == "first" else "max"
+        r = operators.arg_extreme(view, rows, dated[0], how)
+        if r is not None:
+            return Answer(view.rows[r][ans_col], q.ordinal + "-in-time", 0.4, [r], view.header[ans_col],
+                          detail=f"{how} {view.header[dated[0]]}")
+    r = rows[0] if q.ordinal == "first" else rows[-1]
+    return Answer(view.rows[r][ans_col], q.ordinal, 0.4, [r], view.header[ans_col])
+
+
+def lookup(link):
+    """9: the best mentioned row (sum of its mention scores) among the filtered rows, in the best column whose
+    cell the question does not already contain. Always answers."""
+    q, view, f, order = link.q, link.view, link.filters, link.order
     row_score = {}
-    for m in strong:
+    for m in link.strong:
         row_score.setdefault(m.row, {}).setdefault(m.col, m.score)
-    candidates = [r for r in rows_f if r in row_score] or ([r for r in rows_f] if (filtered or q.thresholds)
-                                                           else [])
+    candidates = [r for r in f.rows if r in row_score] or (list(f.rows) if (f.narrowed or q.thresholds) else [])
     if not candidates:
-        candidates = sorted(row_score, key=lambda r: -sum(row_score[r].values())) or rows_f[:1]
+        candidates = sorted(row_score, key=lambda r: -sum(row_score[r].values())) or f.rows[:1]
     if not candidates:
-        return finish(Answer("", "none", -1.0))
+        return Answer("", "none", -1.0)
     r = max(candidates, key=lambda r: (sum(row_score.get(r, {}).values()), -r))
     qtext = " " + " ".join(q.words) + " "
     for j in order[:4]:
         cell = view.rows[r][j]
         ws = text.words(cell)
         if cell and not (ws and f" {' '.join(ws)} " in qtext):
-            return finish(Answer(cell, "lookup", 0.3, [r], view.header[j]))
-    return finish(Answer(view.rows[r][order[0]], "lookup", 0.1, [r], view.header[order[0]]))
+            return Answer(cell, "lookup", 0.3, [r], view.header[j])
+    return Answer(view.rows[r][order[0]], "lookup", 0.1, [r], view.header[order[0]])
+
+
+# tried in this order; the first Answer wins (the average comes before the count's lookup, sum and count)
+OPERATORS = (difference, compare, average, named_number, count, superlative, neighbour, first_last, lookup)
+
+
+def answer_view(q, view):
+    """The Answer of the first operator of OPERATORS that finds one, its score raised by the link score (the
+    question's three best strong mentions)."""
+    link = Linked(q, view)
+    a = next(a for a in (operator(link) for operator in OPERATORS) if a is not None)  # lookup always answers
+    a.score = link.link_score + a.score
+    a.source = view.table.source
+    return a

@@ -88,84 +88,101 @@ class Question:
     nth: int = 0                # "second", "3rd" as a position
 
 
+CUES = {  # Question flag -> its cue, searched in " the question's words "
+    "difference": r" how (many|much) (more|fewer|less|higher|lower|longer|shorter|bigger|larger|greater|older|"
+                  r"younger)\b| difference | differ | gap | margin ",
+    "distinct": r" (different|distinct|unique|various) ",
+    "total": r" (total|combined|altogether|in all|sum|overall|cumulative) ",
+    "average": r" (average|mean|avg) ",
+    "exclude": r" (other than|besides|beside|except|aside from|apart from|not|without|excluding|but) ",
+    "only": r" only ",
+    "same": r" (same|also|as well) ",
+    "compare": r" or | between | versus | vs | of the following ",
+}
+
+
 def analyse(question):
     """The Question of a question string (see the module docstring)."""
     q = Question(question)
     q.norm = text.norm(question)
-    q.words = text.words(question)
-    ws = q.words
+    q.words = ws = text.words(question)
     q.stems = frozenset(text.stem(w) for w in ws)
     q.content = frozenset(text.stem(w) for w in ws if w not in text.STOP)
     low = " " + " ".join(ws) + " "
-    q.numbers = []
-    for m in re.finditer(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?=st\b|nd\b|rd\b|th\b|s\b|[^\w]|$)", q.norm):
+    q.numbers, q.nth = _numbers(q.norm, ws)
+    q.wh = next((wh for cue, wh in WH if f" {cue} " in low), "")
+    q.target = _target(ws)
+    for flag, cue in CUES.items():
+        setattr(q, flag, bool(re.search(cue, low)))
+    q.compare = q.compare or ":" in q.norm
+    q.superlative, q.super_word = _superlative(ws, q.difference)
+    q.count = not q.difference and (q.wh == "count" or (bool(re.search(r" number of | count ", low))
+                                                          and not q.superlative))
+    q.thresholds = _thresholds(" " + re.sub(r"[^\w\s,.$<>+]", " ", q.norm) + " ")
+    if q.thresholds and q.super_word in {"more", "less", "fewer", "higher", "lower", "over", "under"}:
+        q.superlative = q.super_word = ""
+    q.ordinal = _ordinal(ws, low, q.super_word)
+    q.neighbour = _neighbour(ws)
+    return q
+
+
+def _numbers(norm, ws):
+    """(the values the question names: numbers in digits, number words, ordinals; the first ordinal's position)."""
+    numbers, nth = [], 0
+    for m in re.finditer(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?=st\b|nd\b|rd\b|th\b|s\b|[^\w]|$)", norm):
         try:
-            q.numbers.append(float(m.group(0).replace("$", "").replace(",", "").rstrip(".")))
+            numbers.append(float(m.group(0).replace("$", "").replace(",", "").rstrip(".")))
         except ValueError:
             pass
     for w in ws:
         if w in NUMBER_WORDS and w not in {"once", "single", "one"}:
-            q.numbers.append(float(NUMBER_WORDS[w]))
+            numbers.append(float(NUMBER_WORDS[w]))
         if w in ORDINALS:
-            q.numbers.append(float(ORDINALS[w]))
-            q.nth = q.nth or ORDINALS[w]
-    for cue, wh in WH:
-        if f" {cue} " in low:
-            q.wh = wh
-            break
-    q.target = _target(ws)
-    q.difference = bool(re.search(r" how (many|much) (more|fewer|less|higher|lower|longer|shorter|bigger|larger|"
-                                  r"greater|older|younger)\b| difference | differ | gap | margin ", low))
-    q.distinct = bool(re.search(r" (different|distinct|unique|various) ", low))
-    q.total = bool(re.search(r" (total|combined|altogether|in all|sum|overall|cumulative) ", low))
-    q.average = bool(re.search(r" (average|mean|avg) ", low))
-    q.exclude = bool(re.search(r" (other than|besides|beside|except|aside from|apart from|not|without|"
-                               r"excluding|but) ", low))
-    q.only = " only " in low
-    q.same = bool(re.search(r" (same|also|as well) ", low))
-    q.compare = bool(re.search(r" or | between | versus | vs | of the following ", low)) or ":" in q.norm
+            numbers.append(float(ORDINALS[w]))
+            nth = nth or ORDINALS[w]
+    return numbers, nth
+
+
+def _superlative(ws, difference):
+    """(superlative, its word) of the first superlative word: "max", "min" or a DIRECTED class; ("", "") without
+    one. `at least`, `the top of` and, in a difference question, more/less/fewer are none."""
     for k, w in enumerate(ws):
         if k and ws[k - 1] == "at" and w in {"least", "most", "top", "bottom"}:
             continue  # "at least 5", "at the top" (below) are no superlatives
         if w == "top" and k and ws[k - 1] == "the" and (k + 1 == len(ws) or ws[k + 1] in {"of", "list", "row"}):
             continue
         if w in DIRECTED:
-            q.superlative, q.super_word = DIRECTED[w], w
-            break
+            return DIRECTED[w], w
         if w in MAX_WORDS or w in MIN_WORDS:
-            if w in {"more", "less", "fewer"} and q.difference:
+            if w in {"more", "less", "fewer"} and difference:
                 continue
-            if w == "latest" and not q.superlative:
-                q.superlative, q.super_word = "max", w
-                break
-            q.superlative, q.super_word = ("max" if w in MAX_WORDS else "min"), w
-            break
-    q.count = not q.difference and (q.wh == "count" or (bool(re.search(r" number of | count ", low))
-                                                          and not q.superlative))
-    q.thresholds = _thresholds(" " + re.sub(r"[^\w\s,.$<>+]", " ", q.norm) + " ")
-    if q.thresholds and q.super_word in {"more", "less", "fewer", "higher", "lower", "over", "under"}:
-        q.superlative = q.super_word = ""
-    for w in ws:
-        if w in FIRST_WORDS:
-            q.ordinal = "first"
-            break
-        if w in LAST_WORDS:
-            q.ordinal = "last"
-            break
-    if q.ordinal == "first" and q.super_word == "earliest":
-        q.ordinal = ""
+            return ("max" if w in MAX_WORDS else "min"), w
+    return "", ""
+
+
+def _ordinal(ws, low, super_word):
+    """"first", "last" or "" from the first first/last word (not `earliest` when it is the superlative) or a
+    top/bottom phrase."""
+    ordinal = next(("first" if w in FIRST_WORDS else "last" for w in ws if w in FIRST_WORDS or w in LAST_WORDS), "")
+    if ordinal == "first" and super_word == "earliest":
+        ordinal = ""
     if re.search(r" (at|on) the top | top of the | top (row|entry|name)", low):
-        q.ordinal = "first"
-    elif re.search(r" (at|on) the bottom | bottom of the ", low):
-        q.ordinal = "last"
+        return "first"
+    if re.search(r" (at|on) the bottom | bottom of the ", low):
+        return "last"
+    return ordinal
+
+
+def _neighbour(ws):
+    """+1 (next) or -1 (previous) from the first next/previous word not followed by a number or year (that is a
+    threshold: `after 2010`); 0 without one."""
     for i, w in enumerate(ws):
         follows = ws[i + 1] if i + 1 < len(ws) else ""
         if w == "following" and i and ws[i - 1] == "the":
             continue  # "which of the following": a list, not the next row
         if w in NEXT_WORDS | PREV_WORDS and not re.fullmatch(r"\d[\d,]*|the|year|\$?\d.*", follows):
-            q.neighbour = 1 if w in NEXT_WORDS else -1
-            break
-    return q
+            return 1 if w in NEXT_WORDS else -1
+    return 0
 
 
 def _thresholds(low):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..analysis import ANALYZERS
-from ..errors import UserError
+from ..errors import NoGold, UserError
 from ..retrievers import RETRIEVERS
 from ..retrievers.bm25 import B, K1
 
@@ -107,13 +107,16 @@ def make_settings(cls, config, given, source="the task config"):
 @dataclass
 class Prediction:
     """What a pipeline returns: ANSWERS for write_submission; REFERENCE, the items they answer when not all
-    of the input (a held-out part); PARAMS, what decided them (learned weights...) for the row; TRACE, one
-    record per question for --trace; FILES, extra files of the run: name -> writer(file object); DIAGNOSE,
-    gold -> figures for the row (e.g. how often the answer was in the retrieved passages), called by the
+    of the input (a held-out part); SETTINGS, what the pipeline resolved that identifies the run beyond its
+    Settings (the detected language, the answer model's kind: short scalars) and OBSERVED, what the run found
+    (timings, fitted weights, held-out scores), for the row's parts of the same names; TRACE, one record per
+    question for --trace; FILES, extra files of the run: name -> writer(file object); DIAGNOSE, gold ->
+    figures for the row's `observed` (e.g. how often the answer was in the retrieved passages), called by the
     driver after scoring: the gold reaches the task's diagnostics, never its predictions."""
     answers: Any
     reference: Any = None
-    params: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+    observed: dict = field(default_factory=dict)
     trace: list | None = None
     files: dict[str, Callable] = field(default_factory=dict)
     diagnose: Callable[[Any], dict] | None = None
@@ -131,6 +134,7 @@ class Task(ABC):
     formats: ClassVar[Any]
     pipeline: ClassVar[Any] = None  # a module with predict(items, components, settings); None: scorer only
     multi_file: ClassVar[bool] = False  # score: several --gold/--submission pairs (mcqa)
+    source: ClassVar[str] = "-"  # the row's Corpus when the task opens no corpus: where its candidates come from
 
     @property
     def main_measure(self):
@@ -147,15 +151,15 @@ class Task(ABC):
         raise self.no_pipeline()
 
     def read_gold(self, path: str) -> Any:
-        """The gold of a data file; a UserError when it has none."""
+        """The gold of a data file; NoGold when it has none, a UserError at FILE:LINE when a gold row is malformed."""
         return self.formats.read_gold(path)
 
     def gold_for(self, path: str, reference: Any, settings: Settings) -> Any | None:
-        """The gold of the answered items REFERENCE, from the data file PATH (or a file SETTINGS name); None when
-        there is no gold."""
+        """The gold of the answered items REFERENCE, from the data file PATH (or a file SETTINGS name), read as
+        strictly as `score --gold` reads it; None when the file has no gold at all (read_gold raises NoGold)."""
         try:
             return self.read_gold(path)
-        except UserError:
+        except NoGold:  # a test file; gold with a malformed row is the UserError at its line
             return None
 
     @abstractmethod
@@ -196,7 +200,8 @@ class Task(ABC):
         from ..config import corpus_config
         from ..retrievers import open_retriever
         if not settings.corpus:
-            raise UserError(f"task {self.id}: no corpus; give --corpus NAME|PATH (or `corpus:` in its task config)")
+            raise UserError(f"task {self.id}: no corpus (fix: give --corpus NAME|PATH, or `corpus:` in its task "
+                            "config)")
         corpus = corpus_config(settings.corpus, getattr(self, "lang", None))
         return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
 
@@ -206,5 +211,6 @@ class Task(ABC):
         return self.pipeline.predict(items, components, settings)
 
     def no_pipeline(self):
-        return UserError(f"task {self.id} has a scorer but no pipeline yet: score submissions with "
-                         f"`python -m qa_baseline.score --task {self.id}`")
+        from ..hints import command
+        return UserError(f"task {self.id} has a scorer but no pipeline yet (fix: score submissions with "
+                         f"`{command('score')} --task {self.id}`)")

@@ -58,8 +58,8 @@ class DataSearch(Task):
         gold = formats.read_gold(gold_path)
         missing = [qid for qid in reference if qid not in gold]
         if missing:
-            raise UserError(f"{gold_path}: no gold answer for {len(missing)} question(s) of {path}, "
-                            f"e.g. {missing[0]!r} (pass the matching --gold FILE)")
+            raise UserError(f"{gold_path}: no gold answer for {len(missing):,} question{'s' * (len(missing) != 1)} of "
+                            f"{path}, e.g. {missing[0]!r} (fix: pass the matching --gold FILE)")
         return {qid: gold[qid] for qid in reference}
 
     def submission_name(self, settings):

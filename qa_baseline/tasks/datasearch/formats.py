@@ -11,7 +11,7 @@ import re
 
 from ...errors import UserError, at
 from ...fileio import atomic_write, text_lines
-from ...metrics import exact_match, summarise, token_f1
+from ...metrics import Answered, score_questions
 from ...validate import SubmissionFile, gold_lines
 
 SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
@@ -28,7 +28,8 @@ def read_gold(path):
             raise at(path, n, f"duplicate qid {qid!r}")
         gold[qid] = answers
     if not gold:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write one line per question: qid<TAB>answer[<TAB>alternative "
+                        "...])")
     return gold
 
 
@@ -41,7 +42,7 @@ def write_submission(path, answers, description="qa_baseline"):
 
 def read_submission(path, gold, errors):
     """{qid: answer}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold)
+    sub = SubmissionFile(path, errors, gold, line="QID<TAB>ANSWER, after a first line <SYSDESC>...</SYSDESC>")
     answers = {}
     lines = list(sub.lines())
     if lines and SYSDESC.fullmatch(lines[0][1]):
@@ -58,11 +59,8 @@ def read_submission(path, gold, errors):
 
 
 def score(gold, answers):
-    per_question = {"EM": [], "token_F1": []}
-    for qid, acceptable in gold.items():
-        per_question["EM"].append(exact_match(answers[qid], acceptable))
-        per_question["token_F1"].append(token_f1(answers[qid], acceptable))
-    return summarise(per_question)
+    return score_questions(("EM", "token_F1"),
+                           [Answered(answers[qid], acceptable) for qid, acceptable in gold.items()])
 
 
 Question = collections.namedtuple("Question", "id question dataset")
@@ -85,5 +83,5 @@ def read_questions(path):
             raise at(path, n, f"duplicate qid {qid!r}")
         out[qid] = Question(qid, fields[1].strip(), fields[2].strip() if len(fields) == 3 else "")
     if not out:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write one line per question: qid<TAB>question[<TAB>dataset_id])")
     return out

@@ -6,7 +6,7 @@ Ad-hoc selection (`--select`): `bm25` takes BM25's best dataset (metadata: title
 k1 0.9, b 0.4; datasets/search.py); `bm25+cells` re-ranks BM25's top 10 by s / s_max + 0.1 x the table's match
 with the question (`linking.table_match`: its 3 best cell mentions plus half its 2 best header scores).
 A dataset whose data files are missing or unreadable gets an empty answer; one warning per dataset names the
-file and the reason, and the run's row counts them (`params.unreadable_datasets`)."""
+file and the reason, and the run's row counts them (`observed.unreadable_datasets`)."""
 import collections
 import sys
 import time
@@ -93,11 +93,12 @@ def predict(items, components, settings):
                 record["candidates"] = [{"dataset": d, "score": round(s, 4)} for d, s in chosen[item.id][1]]
             trace.append(record)
     seconds = time.perf_counter() - started
-    params = {"mode": "ad-hoc" if adhoc else "dataset ids", "unreadable_datasets": len(unreadable),
-              "operators": dict(sorted(operators.items())), "questions_per_second": round(len(items) / seconds, 1)}
+    chose = {"mode": "ad-hoc" if adhoc else "dataset ids"}
+    observed = {"unreadable_datasets": len(unreadable), "operators": dict(sorted(operators.items())),
+                "questions_per_second": round(len(items) / seconds, 1)}
     if adhoc:
-        params.update({"select": settings.select, "bm25": {"k1": K1, "b": B}})
+        chose.update({"k1": K1, "b": B})
         known = [it for it in items if it.id in chosen and it.dataset]
         if known:  # the questions came with ids: how often the search found that dataset
-            params["dataset_accuracy"] = round(sum(chosen[it.id][0] == it.dataset for it in known) / len(known), 4)
-    return Prediction(answers, params=params, trace=trace if settings.trace else None)
+            observed["dataset_accuracy"] = round(sum(chosen[it.id][0] == it.dataset for it in known) / len(known), 4)
+    return Prediction(answers, settings=chose, observed=observed, trace=trace if settings.trace else None)

@@ -29,6 +29,7 @@ class DBQA(Task):
     Settings = DBQASettings
     measures = ("MRR", "MAP", "ACC@1")
     formats, pipeline = formats, pipeline
+    source = "given sentences"  # the candidates are the data file's own sentences
 
     def method(self, settings):
         return settings.reranker

@@ -7,10 +7,11 @@ same question later in the file is another group); input order is kept. Submissi
 test file, same order and same line count; a finite decimal number, higher = more likely an answer. Within a
 group sentences are ranked by score; equal scores keep the order of the test file. Metrics per question,
 averaged: MRR, MAP (NLPCC AveP, divided by min(m, n)), ACC@1."""
-from ...errors import UserError, at
+from ...errors import NoGold, UserError, at
 from ...fileio import atomic_write
-from ...metrics import average_precision, hit_at, rank_by_score, reciprocal_rank, summarise
+from ...metrics import Judged, rank_by_score, score_questions
 from ...rankers import Candidates as Group  # query = the question, texts = its candidate sentences
+from ...render import plural
 from ...validate import SubmissionFile, gold_lines
 
 
@@ -22,21 +23,23 @@ def read(path):
         fields = line.split("\t")
         if len(fields) not in (2, 3):
             raise at(path, n, "expected 2 or 3 tab-separated fields (question, sentence[, label]), "
-                              f"found {len(fields)}")
+                              f"found {len(fields)}", "write the line as question<TAB>sentence[<TAB>label]")
         question, sentence, label = fields[0], fields[1], fields[2] if len(fields) == 3 else None
         if label is not None and label not in ("0", "1"):
-            raise at(path, n, f"label {label!r} is not 0 or 1")
+            raise at(path, n, f"label {label!r} is not 0 or 1", "write 1 for an answer sentence, 0 for another")
         if labelled is None:
             labelled = label is not None
         elif labelled != (label is not None):
-            raise at(path, n, "label missing here but present on other lines, or the reverse")
+            raise at(path, n, "label missing here but present on other lines, or the reverse",
+                     "give every line its label, or none")
         if not groups or groups[-1].query != question:
             groups.append(Group(question, [], [] if labelled else None, n))
         groups[-1].texts.append(sentence)
         if labelled:
             groups[-1].labels.append(int(label))
     if not groups:
-        raise UserError(f"{path}: no lines")
+        raise UserError(f"{path}: no lines (fix: write one line per candidate sentence: "
+                        "question<TAB>sentence[<TAB>label])")
     return groups
 
 
@@ -46,13 +49,13 @@ def check_text(path, groups):
         for i, sentence in enumerate(g.texts):
             for what, value in (("question", g.query), ("sentence", sentence)):
                 if not value.strip():
-                    raise at(path, g.line + i, f"empty {what} (pass --allow-empty to rank such lines as they are)")
+                    raise at(path, g.line + i, f"empty {what}", "pass --allow-empty to rank such lines as they are")
 
 
 def read_gold(path):
     groups = read(path)
     if groups[0].labels is None:
-        raise UserError(f"{path}: no labels (the third field); pass the labelled file as --gold")
+        raise NoGold(f"{path}: no labels (the third field) (fix: pass the labelled file as --gold)")
     return groups
 
 
@@ -64,25 +67,22 @@ def write_submission(path, scores):
 
 def read_submission(path, groups, errors):
     """The scores, one per line; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors)
+    sub = SubmissionFile(path, errors, line="a score per line of the test file, in its order, e.g. 0.5")
     scores = [sub.number(n, text) for n, text in sub.lines()]
     expected = sum(len(g.texts) for g in groups)
     if len(scores) != expected:
-        sub.error(None, f"{len(scores)} lines, but the test file has {expected}",
+        sub.error(None, f"{plural(len(scores), 'line')}, but the test file has {expected:,}",
                   "write exactly one score per line of the test file, in its order")
     return scores
 
 
 def score(groups, scores):
-    per_question = {"MRR": [], "MAP": [], "ACC@1": []}
-    start = 0
+    judged, start = [], 0
     for g in groups:
         rels = [g.labels[i] for i in rank_by_score(scores[start:start + len(g.labels)])]
         start += len(g.labels)
-        per_question["MRR"].append(reciprocal_rank(rels))
-        per_question["MAP"].append(average_precision(rels, sum(g.labels)))
-        per_question["ACC@1"].append(hit_at(rels, 1))
-    return summarise(per_question)
+        judged.append(Judged.binary(rels, sum(g.labels)))
+    return score_questions(("MRR", "MAP", "ACC@1"), judged)
 
 
 def write_gold(f, groups):

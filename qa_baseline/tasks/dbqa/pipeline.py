@@ -5,10 +5,8 @@ i % K == K - 1 are evaluated (and written to `heldout.tsv`, the gold file of the
 train the learned ranker (`--train FILE` trains it on another file instead). Lines with an empty question
 or sentence stop the run unless `--allow-empty` (the cmrc2018 stand-in has a 21-line group with an empty
 question)."""
-import os
-
 from ...errors import UserError
-from ...fileio import sha256_file
+from ...learning import split as fold_split
 from ...rankers import make
 from ...rankers.text import detect_lang
 from ..base import Prediction
@@ -23,7 +21,7 @@ def split(groups, k):
         raise UserError(f"--holdout must be at least 2, not {k}")
     if len(groups) < k:
         raise UserError(f"--holdout {k} needs at least {k} questions; the data has {len(groups)}")
-    return [g for i, g in enumerate(groups) if i % k != k - 1], [g for i, g in enumerate(groups) if i % k == k - 1]
+    return fold_split(groups, k, k - 1)
 
 
 def predict(groups, components, settings):
@@ -43,20 +41,17 @@ def predict(groups, components, settings):
     if unused:
         raise UserError(f"--{unused[0]} is not used by --reranker {name}" +
                         (f" with --features {','.join(ranker.features_of)}" if name == "learned" else ""))
-    params = {"lang": lang}
+    observed = {}
     if name == "learned":
         if settings.train:
             train = read(settings.train)
             if not settings.allow_empty:
                 check_text(settings.train, train)
-            params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train))
         if train[0].labels is None:
             raise UserError(f"{settings.train or components['data']}: no labels; the learned ranker trains on "
                             "labelled lines")
         ranker.fit(train)
-        params["train_questions"] = len(train)
-    if settings.holdout:
-        params["holdout"] = settings.holdout
+        observed = {"train_questions": len(train), **ranker.fitted()}
     scores = ranker.score(test)
     trace = None
     if settings.trace:
@@ -69,4 +64,5 @@ def predict(groups, components, settings):
                                             for i, (t, s) in enumerate(zip(g.texts, mine))),
                                            key=lambda x: -x["score"])})
     files = {"heldout.tsv": lambda f: write_gold(f, test)} if settings.holdout else {}
-    return Prediction(list(scores), reference=test, params={**params, **ranker.params()}, trace=trace, files=files)
+    return Prediction(list(scores), reference=test, settings={"lang": lang, **ranker.params()}, observed=observed,
+                      trace=trace, files=files)

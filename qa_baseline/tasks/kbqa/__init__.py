@@ -36,7 +36,8 @@ class KBQA(Task):
     def open(self, settings):
         from ...kb.store import open_kb
         if not settings.kb:
-            raise UserError("--task kbqa needs --kb FILE (the KB whose store `python -m qa_baseline.index --kb "
+            from ...hints import command
+            raise UserError(f"--task kbqa needs --kb FILE (fix: give the KB file whose store `{command('index')} --kb "
                             "FILE` built)")
         kb = open_kb(resolve_path(settings.kb))
         return {"kb": kb, "corpus": {"name": settings.kb_name or stem(settings.kb)}}

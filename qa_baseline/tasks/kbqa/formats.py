@@ -13,9 +13,9 @@ averaged over questions (F1 = 0 for an empty or disjoint answer set)."""
 import re
 from collections import namedtuple
 
-from ...errors import UserError
+from ...errors import NoGold, UserError
 from ...fileio import atomic_write
-from ...metrics import set_prf, summarise
+from ...metrics import Judged, score_questions
 from ...validate import SubmissionFile, gold_error, gold_lines
 
 SEP = " ||| "
@@ -57,9 +57,12 @@ def parse(lines, report):
 
 
 def read_gold(path):
+    if not any(text.startswith("<answer id=") for _, text in gold_lines(path)):
+        raise NoGold(f"{path}: no <answer id=N> lines (a test file without gold) (fix: pass the file with answers as "
+                     "--gold)")
     items = parse(gold_lines(path), gold_error(path))
     if not items:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write each question as {LAYOUT})")
     return items
 
 
@@ -72,7 +75,7 @@ def write_submission(path, items):
 
 def read_submission(path, gold, errors):
     """{id: Item}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
     items = parse(sub.lines(), sub.error)
     for qid, item in items.items():
         if sub.take(item.line, qid) and item.question != gold[qid].question:
@@ -83,11 +86,8 @@ def read_submission(path, gold, errors):
 
 
 def score(gold, items):
-    per_question = {"precision": [], "recall": [], "F1": []}
-    for qid, item in gold.items():
-        for name, value in zip(per_question, set_prf(items[qid].answers, item.answers)):
-            per_question[name].append(value)
-    return summarise(per_question)
+    judged = [Judged.answer_set(items[qid].answers, item.answers) for qid, item in gold.items()]
+    return score_questions(("precision", "recall", "F1"), judged)
 
 
 ANY_TAG = re.compile(r"<(question|triple|answer) id=([^>]*)>\t?(.*)")
@@ -121,5 +121,5 @@ def read_questions(path):
             report(n, f"<{tag} id={qid}> before its <question id={qid}>" if qid not in items else
                    f"<{tag} id={qid}> does not follow <question id={qid}>", f"write each block as {LAYOUT}")
     if not items:
-        raise UserError(f"{path}: no <question id=N> lines")
+        raise UserError(f"{path}: no <question id=N> lines (fix: write each question as <question id=N>\\tquestion)")
     return items

@@ -7,11 +7,9 @@ name in the question; ranking (kb/rank.py) scores each candidate with a logistic
 --train (the 2016 training questions; label: the candidate's object is a gold answer), or without --train
 with the documented rule. Only the questions of --data reach this module (formats.read_questions)."""
 import json
-import os
 import sys
 import time
 
-from ...fileio import sha256_file
 from ...kb.rank import FEATURES, Ranker, train
 from ...progress import tqdm
 from ..base import Prediction
@@ -22,10 +20,10 @@ TRACE_TOP = 5  # candidates per question in trace.jsonl
 
 def model_summary(model):
     """The trained ranker in numbers: per feature its standardisation (mean, scale) and weight, the intercept."""
-    scaler, lr = model.pipeline[0], model.pipeline[-1]
+    learned = model.learned
     return {"features": {k: {"mean": float(m), "scale": float(s), "weight": float(w)}
-                         for k, m, s, w in zip(FEATURES, scaler.mean_, scaler.scale_, lr.coef_[0])},
-            "intercept": float(lr.intercept_[0]), "training": model.stats}
+                         for k, m, s, w in zip(FEATURES, *learned.scaling(), learned.coefficients())},
+            "intercept": float(learned.intercept()), "training": model.stats}
 
 
 def trace_record(qid, question, ranked, scores, answers):
@@ -42,16 +40,14 @@ def trace_record(qid, question, ranked, scores, answers):
 
 def predict(items, components, settings):
     kb = components["kb"]
-    params = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")},
-              "kb_sha256": kb.manifest["sources"][0]["sha256"]}
+    observed = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")}}
     model = None
     if settings.train:
         gold = read_gold(settings.train)
         t0 = time.perf_counter()
         model = train(kb, [(g.question, g.answers) for g in gold.values()],
                       progress=lambda xs: tqdm(xs, desc="training questions", unit=" q", disable=None))
-        params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train),
-                      train_stats=model.stats)
+        observed["train_stats"] = model.stats
         print(f"trained on {len(gold):,} questions in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     ranker = Ranker(kb, model)
     answers, trace = {}, [] if settings.trace else None
@@ -65,4 +61,5 @@ def predict(items, components, settings):
     print(f"answered {len(items):,} questions in {seconds:.1f} s ({len(items) / max(seconds, 1e-9):.1f} questions/s)",
           file=sys.stderr)
     files = {"model.json": lambda f: json.dump(model_summary(model), f, ensure_ascii=False, indent=2)} if model else {}
-    return Prediction(answers, params=params, trace=trace, files=files)
+    observed["questions_per_second"] = round(len(items) / max(seconds, 1e-9), 2)
+    return Prediction(answers, observed=observed, trace=trace, files=files)

@@ -29,9 +29,10 @@ class MCQA(Task):
             self.pipeline = None
 
     def no_pipeline(self):
-        return UserError("mcqa-all is scored over both languages' submissions: run --task mcqa-en and --task "
-                         "mcqa-zh, then `python -m qa_baseline.score --task mcqa-all --gold EN.csv --submission "
-                         "T_en.csv --gold ZH.csv --submission T_zh.csv`")
+        from ...hints import command
+        return UserError("mcqa-all is scored over both languages' submissions (fix: run --task mcqa-en and --task "
+                         f"mcqa-zh, then `{command('score')} --task mcqa-all --gold EN.csv --submission "
+                         "T_en.csv --gold ZH.csv --submission T_zh.csv`)")
 
     def read_input(self, path):
         return [q._replace(gold=None) for q in formats.read(path)]  # the answer key never reaches predict
@@ -44,12 +45,18 @@ class MCQA(Task):
         return formats.read_submission(path, reference, errors)
 
     def score_files(self, pairs):
-        """Accuracy over all pairs, per language and per gold file when there are several."""
+        """Accuracy over all pairs, per language when there are several, per gold file when a language has
+        several (one file per language: its accuracy[LANG] is the file's, not given twice)."""
         stems = [stem(gold_path) for gold_path, *_ in pairs]
         if len(set(stems)) < len(stems):
             raise UserError(f"gold files need distinct names to be told apart: {', '.join(stems)}")
-        return formats.score_files([(self.language_of(path), name, gold, answers)
-                                    for (_, path, gold, answers), name in zip(pairs, stems)])
+        langs = [self.language_of(path) for _, path, *_ in pairs]
+        result = formats.score_files([(lang, name, gold, answers)
+                                      for (_, _, gold, answers), lang, name in zip(pairs, langs, stems)])
+        if len(set(langs)) == len(langs) > 1:
+            per_file = {f"accuracy[{name}]" for name in stems} - {f"accuracy[{lang}]" for lang in langs}
+            result = {part: {k: v for k, v in values.items() if k not in per_file} for part, values in result.items()}
+        return result
 
     def language_of(self, submission_path):
         """The task's language; for mcqa-all the submission's, from its official name TEAMID_en/zh.csv."""
@@ -58,4 +65,5 @@ class MCQA(Task):
         for lang in ("en", "zh"):
             if os.path.basename(submission_path).lower().endswith(f"_{lang}.csv"):
                 return lang
-        raise UserError(f"{submission_path}: cannot tell the language; name the file TEAMID_en.csv or TEAMID_zh.csv")
+        raise UserError(f"{submission_path}: cannot tell the language (fix: name the file TEAMID_en.csv or "
+                        "TEAMID_zh.csv)")

@@ -8,12 +8,13 @@ Scored by accuracy per file, per language and over all questions."""
 import csv
 from collections import namedtuple
 
-from ...errors import UserError, at
+from ...errors import NoGold, UserError, at
 from ...fileio import atomic_write, text_lines
-from ...metrics import correct, summarise
+from ...metrics import Judged, score_questions, summarise
 from ...validate import SubmissionFile
 
 LABELS = "ABCD"
+FIELDS = "id, question, A, B, C, D"  # the fields of a question line, less the answer
 Question = namedtuple("Question", "id question options gold line")
 
 
@@ -26,6 +27,7 @@ def gold_label(text):
 def read(path):
     """Questions of an IJCNLP-2017 T5 CSV file, validated; errors name the file and line."""
     questions, first_line, has_gold = [], {}, None
+    widths = []  # the field count of each question row so far (6: no answers, 7: with them)
     reader = csv.reader((text for _, text in text_lines(path)), strict=True)
     end = 0
     try:
@@ -34,7 +36,17 @@ def read(path):
             if not rec or (not questions and rec[0].strip().lower() == "id"):
                 continue
             if len(rec) not in (6, 7):
-                raise at(path, line, f"expected 6 or 7 fields (id,question,A,B,C,D[,correct]), found {len(rec)}")
+                raise at(path, line, f"{len(rec)} fields, expected 7 ({FIELDS}, answer) or, in a file without "
+                         f"answers, 6", f"write the line as {FIELDS}, answer (quote a field that holds a comma)")
+            if widths and len(rec) != widths[0]:  # an unlabelled test file has 6 fields on every line
+                if len(rec) == 6 or len(widths) == 1:  # the 6-field line is the odd one
+                    raise at(path, line if len(rec) == 6 else questions[0].line,
+                             f"6 fields, expected 7 ({FIELDS}, answer)",
+                             f"add the answer (0-3 or A-D) as the 7th field, as on line "
+                             f"{questions[0].line if len(rec) == 6 else line}")
+                raise at(path, line, f"7 fields, expected 6 ({FIELDS}) as on the lines before (a file without "
+                         "answers)", "remove the 7th field, or give every line its answer")
+            widths.append(len(rec))
             qid, text, *options = (x.strip() for x in rec[:6])
             gold = rec[6].strip() if len(rec) == 7 else ""
             if not qid:
@@ -52,13 +64,15 @@ def read(path):
             if has_gold is None:
                 has_gold = bool(gold)
             elif has_gold != bool(gold):
-                raise at(path, line, "gold label missing here but present on other lines, or the reverse")
+                raise at(path, line, "gold label missing here but present on other lines, or the reverse",
+                         "give every line its answer (0-3 or A-D), or none")
             first_line[qid] = line
             questions.append(Question(qid, text, options, gold or None, line))
     except csv.Error as e:
         raise at(path, end + 1, f"malformed CSV ({e})") from None
     if not questions:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write one line per question: id,\"question\",\"A\",\"B\","
+                        "\"C\",\"D\"[,answer])")
     return questions
 
 
@@ -72,13 +86,13 @@ def write_submission(path, answers):
 def read_gold(path):
     questions = read(path)
     if not questions[0].gold:
-        raise UserError(f"{path}: no gold labels (the 7th field, correct); pass the answer key as --gold")
+        raise NoGold(f"{path}: no gold labels (the 7th field, correct) (fix: pass the answer key as --gold)")
     return questions
 
 
 def read_submission(path, questions, errors):
     """{id: label} of an `id,X` submission; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, [q.id for q in questions])
+    sub = SubmissionFile(path, errors, [q.id for q in questions], line="id,X (X one of A, B, C, D)")
     answers = {}
     for n, text in sub.lines():
         fields = sub.fields(n, text, 2, "id,X", sep=",")
@@ -92,7 +106,8 @@ def read_submission(path, questions, errors):
 
 
 def score(questions, answers):
-    return summarise({"accuracy": [correct(answers.get(q.id), q.gold) for q in questions]})
+    """Accuracy: each question's chosen option, one judged item."""
+    return score_questions(("accuracy",), [Judged.binary([int(answers.get(q.id) == q.gold)], 1) for q in questions])
 
 
 def score_files(files):

@@ -41,4 +41,4 @@ def predict(questions, components, settings):
                                                         for d, sc in h]}
                                               for label, opt, s, h in zip(LABELS, q.options, scores, option_hits)]})
             bar.update(len(chunk))
-    return Prediction(answers, params={"n": n}, trace=trace if settings.trace else None)
+    return Prediction(answers, settings={"n": n}, trace=trace if settings.trace else None)

@@ -14,13 +14,14 @@ from xml.etree.ElementTree import ParseError
 import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
 
-from ...errors import UserError, at
-from ...fileio import atomic_write, text_lines
-from ...metrics import hit_at, match_answers, reciprocal_rank, summarise
+from ...errors import NoGold, UserError, at
+from ...fileio import atomic_write, looks_like, text_lines
+from ...metrics import Judged, match_answers, score_questions
 from ...validate import SubmissionFile
 
 MAX_ANSWERS = 5
 LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"
+PAIR = '<QAPair id="QID"><question id="QID">...</question><answer id="1">...</answer></QAPair>'  # a gold question
 
 
 def parse_pairs(path):
@@ -29,16 +30,19 @@ def parse_pairs(path):
     text = "".join(line for _, line in text_lines(path))
     # a root of our own around the pairs keeps line numbers: the XML declaration has no newline
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    if text.strip() and not text.lstrip().startswith("<"):  # another task's file, a TSV of the questions...
+        first = text[:len(text) - len(text.lstrip())].count("\n") + 1
+        raise at(path, first, f"not XML (looks like {looks_like(text)})", f"give the NLPCC 2014 XML file: {PAIR}")
     doctype = re.search(r"<!(DOCTYPE|ENTITY)", text)
     if doctype:
         raise at(path, text.count("\n", 0, doctype.start()) + 1, "DOCTYPE and entity declarations are not allowed "
-                 "(they can expand entities or read other files); remove them")
+                 "(they can expand entities or read other files)", "remove them")
     try:
         root = DET.fromstring(f"<root>{text}</root>")
     except ParseError as e:
         raise at(path, e.position[0], f"malformed XML ({e})") from None
     except DefusedXmlException as e:
-        raise UserError(f"{path}: {e}; remove DOCTYPE and entity declarations") from None
+        raise UserError(f"{path}: {e} (fix: remove DOCTYPE and entity declarations)") from None
     pairs, seen = [], set()
     for pair in root.iter("QAPair"):
         qid = pair.get("id")
@@ -49,7 +53,7 @@ def parse_pairs(path):
         pairs.append((qid, "" if question is None else "".join(question.itertext()).strip(),
                       [a.text.strip() for a in pair.iter("answer") if a.text and a.text.strip()]))
     if not pairs:
-        raise UserError(f"{path}: no <QAPair> elements")
+        raise UserError(f"{path}: no <QAPair> elements (fix: write each question as {PAIR})")
     return pairs
 
 
@@ -59,8 +63,13 @@ def read_questions(path):
 
 
 def read_gold(path):
-    """{QID: [acceptable answers]} in file order (an empty list: the question has no answer)."""
-    return {qid: answers for qid, _, answers in parse_pairs(path)}
+    """{QID: [acceptable answers]} in file order (an empty list: the question has no answer); NoGold when no
+    question of the file has an <answer> (a test file)."""
+    gold = {qid: answers for qid, _, answers in parse_pairs(path)}
+    if not any(gold.values()):
+        raise NoGold(f"{path}: no <answer> elements (a test file without gold) (fix: pass the file with answers as "
+                     "--gold)")
+    return gold
 
 
 def write_submission(path, answers, system="qa_baseline"):
@@ -72,7 +81,7 @@ def write_submission(path, answers, system="qa_baseline"):
 
 def read_submission(path, gold, errors):
     """{QID: [answers]}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
     answers, system = {}, None
     for n, text in sub.lines():
         fields = text.split("\t")
@@ -99,11 +108,8 @@ def read_submission(path, gold, errors):
 
 
 def score(gold, answers):
-    per_question = {"MRR": [], **{f"accuracy@{k}": [] for k in range(1, MAX_ANSWERS + 1)}, "has_answer_accuracy": []}
-    for qid, acceptable in gold.items():
-        rels = match_answers(answers[qid], [acceptable])
-        per_question["MRR"].append(reciprocal_rank(rels))
-        for k in range(1, MAX_ANSWERS + 1):
-            per_question[f"accuracy@{k}"].append(hit_at(rels, k))
-        per_question["has_answer_accuracy"].append(float(bool(answers[qid]) == bool(acceptable)))
-    return summarise(per_question)
+    """Each question's answers against its one gold answer (none when ACCEPTABLE is empty)."""
+    judged = [Judged.binary(match_answers(answers[qid], [acceptable]), int(bool(acceptable)))
+              for qid, acceptable in gold.items()]
+    return score_questions(("MRR", *(f"accuracy@{k}" for k in range(1, MAX_ANSWERS + 1)), "has_answer_accuracy"),
+                           judged)

@@ -4,19 +4,21 @@ answer the best 5, or nothing (Has-Answer False) when the has-answer model says 
 answer. The answer model is the rule unless `--train FILE` (NLPCC XML with answers) or `--folds K`
 (cross-fitting on --data's own answers) fits the learned scorer (kept where it beats the rule on held-out
 folds) and the has-answer threshold (for Has-Answer accuracy)."""
-import os
 import time
 
-from ...fileio import sha256_file
-from ...answers.stage import Stage, ceilings, check_fitting, fit_models, trace_record
+from ...errors import NoGold, UserError
+from ...answers.stage import Stage, ceilings, check_fitting, fit_models, model_kind, trace_record
 from ..base import Prediction
-from .formats import MAX_ANSWERS, parse_pairs
+from .formats import MAX_ANSWERS, parse_pairs, read_gold
 
 
 def _golds(path):
     """--folds only: the data's own answers, to cross-fit the answer model (question i answered by the model
     fitted on the other folds)."""
-    return {qid: [[a] for a in answers] for qid, _, answers in parse_pairs(path)}
+    try:
+        return {qid: [[a] for a in answers] for qid, answers in read_gold(path).items()}
+    except NoGold:
+        raise UserError(f"{path}: --folds needs gold answers (<answer> elements) in the data") from None
 
 
 def predict(questions, components, settings):
@@ -28,13 +30,12 @@ def predict(questions, components, settings):
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)
     golds = _golds(components["data"]) if settings.folds else {}
-    train_groups, params = None, {}
+    train_groups, observed = None, {}
     if settings.train:
         pairs = parse_pairs(settings.train)
         _, train_cands = stage.run([q for _, q, _ in pairs], progress=True, desc="training questions")
         train_groups = list(zip(train_cands, [[[a] for a in answers] for *_, answers in pairs]))
-        params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train),
-                      train_questions=len(pairs))
+        observed["train_questions"] = len(pairs)
     models, fitted = fit_models(cands, train_groups, [golds.get(q, []) for q in qids], settings.folds,
                                 "has_answer", False, MAX_ANSWERS, learn=settings.scorer != "rule")
     answers, trace = {}, []
@@ -44,10 +45,10 @@ def predict(questions, components, settings):
         if settings.trace:
             trace.append(trace_record(qid, text, text, ps, scored, chosen, p))
     seconds = round(time.time() - started, 2)
-    params.update({"passages": settings.passages, "lang": corpus["lang"], "answer_model": fitted,
-                   "seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
-                   "questions_per_second": round(len(qids) / seconds, 2) if seconds else None})
+    observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
+                     "questions_per_second": round(len(qids) / seconds, 2) if seconds else None})
 
     def diagnose(gold):  # after scoring, with the gold the driver read: how far retrieval and extraction got
         return {"ceiling": ceilings(passages, cands, [[[a] for a in gold.get(q, [])] for q in qids])}
-    return Prediction(answers, params=params, trace=trace if settings.trace else None, diagnose=diagnose)
+    return Prediction(answers, settings={"lang": corpus["lang"], "answer_model": model_kind(settings)},
+                      observed=observed, trace=trace if settings.trace else None, diagnose=diagnose)

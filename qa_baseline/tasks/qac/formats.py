@@ -13,9 +13,9 @@ no-answer rule (Task 3 over the follow-up questions of each series)."""
 import json
 from collections import namedtuple
 
-from ...errors import UserError, at
+from ...errors import NoGold, UserError, at
 from ...fileio import atomic_write
-from ...metrics import match_answers, qac_f, reciprocal_rank, summarise
+from ...metrics import Judged, match_answers, score_questions, summarise, values
 from ...validate import SubmissionFile, gold_lines
 
 TASK1_MAX = 5
@@ -41,6 +41,9 @@ def read_gold(path):
     """{qid: Gold(answers, docs)} in file order."""
     lines = gold_lines(path)
     header = next(lines, (1, ""))[1].split("\t")
+    if not {"answers_json", "has_answer"} & set(header):
+        raise NoGold(f"{path}: no gold (the header names no answers_json and has_answer columns) (fix: pass the "
+                     "file with answers as --gold)")
     if not {"qid", "answers_json", "has_answer"} <= set(header):
         raise at(path, 1, "the header must name the columns qid, answers_json and has_answer")
     gold = {}
@@ -50,15 +53,20 @@ def read_gold(path):
             raise at(path, n, f"expected {len(header)} tab-separated fields as in the header, found {len(fields)}")
         row = dict(zip(header, fields))
         answers = _json_list(path, n, row["answers_json"], 2)
+        if row["has_answer"] not in ("0", "1"):
+            raise at(path, n, f"has_answer {row['has_answer']!r} is not 0 or 1 (fix: 1 when answers_json lists "
+                              "answers, 0 when it is [])")
         if row["has_answer"] != str(int(bool(answers))):
-            raise at(path, n, f"has_answer {row['has_answer']!r} disagrees with {len(answers)} answers")
+            raise at(path, n, f"has_answer {row['has_answer']} disagrees with {len(answers)} answer"
+                              f"{'s' * (len(answers) != 1)} (fix: 1 when answers_json lists answers, 0 when it is [])")
         if row["qid"] in gold:
             raise at(path, n, f"duplicate qid {row['qid']!r}")
         docs = (_json_list(path, n, row["gold_doc_ids_json"], 1) if "gold_doc_ids_json" in row
                 else [row["source_doc_id"]] if "source_doc_id" in row else [])
         gold[row["qid"]] = Gold(answers, set(docs), row.get("prev_qids_json", "[]").strip() not in ("", "[]"))
     if not gold:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write one line per question under the header, with the header's "
+                        "tab-separated columns)")
     return gold
 
 
@@ -92,7 +100,8 @@ def read_questions(path):
         seen.add(qid)
         questions.append(Question(qid, question, row.get("series_id", "").strip(), prev))
     if not questions:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions (fix: write one line per question under the header, with the header's "
+                        "tab-separated columns)")
     return questions
 
 
@@ -105,7 +114,7 @@ def write_submission(path, answers):
 
 def read_submission(path, gold, errors, task=1):
     """{qid: [(answer, doc)]}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
     answers = {}
     for n, text in sub.lines():
         fields = text.split("\t")
@@ -123,15 +132,14 @@ def score(gold, answers, task=1):
     """Task 1: MRR, and MRR_supported (an answer counts only with a gold supporting document: the QAC-2
     rule) when the gold names documents. Task 2: AFM over all questions. Task 3: AFM over the follow-up
     questions of the series (all questions when the gold has no series)."""
-    per_question = {}
-    for qid, g in gold.items():
-        ranked = answers[qid]
-        if task == 1:
-            per_question.setdefault("MRR", []).append(reciprocal_rank(match_answers([a for a, _ in ranked], g.answers)))
-            if any(x.docs for x in gold.values()):
-                rels = match_answers([a if d in g.docs else None for a, d in ranked], g.answers)
-                per_question.setdefault("MRR_supported", []).append(reciprocal_rank(rels))
-        elif task == 2 or g.followup or not any(x.followup for x in gold.values()):
-            rels = match_answers([a for a, _ in ranked], g.answers)
-            per_question.setdefault("AFM", []).append(qac_f(len(ranked), len(g.answers), sum(rels)))
-    return summarise(per_question)
+    def judged(keep=lambda g, doc: True):  # each question's answers; KEEP: whether an answer may match
+        return [Judged.binary(match_answers([a if keep(g, d) else None for a, d in answers[qid]], g.answers),
+                              len(g.answers)) for qid, g in gold.items()]
+
+    if task == 1:
+        per_question = {"MRR": values("MRR", judged())}
+        if any(g.docs for g in gold.values()):
+            per_question["MRR_supported"] = values("MRR_supported", judged(lambda g, doc: doc in g.docs))
+        return summarise(per_question)
+    series = task != 2 and any(g.followup for g in gold.values())
+    return score_questions(("AFM",), [q for q, g in zip(judged(), gold.values()) if g.followup or not series])

@@ -10,16 +10,14 @@ passages, extract and rank short-answer candidates (qa_baseline/answers), then
 The answer model is the rule unless `--train FILE` (a QAC TSV with answers) or `--folds K` (cross-fitting
 on --data's own answers) fits the learned scorer (kept where it beats the rule on held-out folds), the
 has-answer threshold and the list ratio (both for the mean F-measure)."""
-import os
 import time
 from collections import defaultdict
 
 from ...answers.rank import RuleScorer, ranked
-from ...answers.stage import Stage, ceilings, check_fitting, fit_models, trace_record
-from ...errors import UserError
-from ...fileio import sha256_file
+from ...answers.stage import Stage, ceilings, check_fitting, fit_models, model_kind, trace_record
+from ...errors import NoGold, UserError
 from ..base import Prediction
-from .formats import TASK1_MAX, read_gold, read_questions
+from .formats import TASK1_MAX, read_gold, read_questions, score
 
 
 def _contexts(questions, stage, progress=True):
@@ -66,14 +64,13 @@ def predict(items, components, settings, task=1):
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
     stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     passages, cands, queries, _ = _contexts(questions, stage)
-    train_groups, params = None, {}
+    train_groups, observed = None, {}
     if settings.train:
         train_q = read_questions(settings.train)
         train_gold = read_gold(settings.train)
         _, train_cands, _, _ = _contexts(train_q, stage)
         train_groups = [(c, train_gold[q.qid].answers) for q, c in zip(train_q, train_cands)]
-        params.update(train=os.path.basename(settings.train), train_sha256=sha256_file(settings.train),
-                      train_questions=len(train_q))
+        observed["train_questions"] = len(train_q)
     models, fitted = fit_models(cands, train_groups, golds, settings.folds, value, lists, max_list,
                                 learn=settings.scorer != "rule")
     answers, trace = {}, []
@@ -83,16 +80,20 @@ def predict(items, components, settings, task=1):
         if settings.trace:
             trace.append(trace_record(q.qid, q.question, query, ps, scored, chosen, p))
     seconds = round(time.time() - started, 2)
-    params.update({"passages": settings.passages, "lang": corpus["lang"], "answer_model": fitted,
-                   "seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
-                   "questions_per_second": round(len(questions) / seconds, 2) if seconds else None})
+    observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
+                     "questions_per_second": round(len(questions) / seconds, 2) if seconds else None})
+    chose = {"lang": corpus["lang"], "answer_model": model_kind(settings)}
     if task != 1:
-        params["max_list"] = max_list
+        chose["max_list"] = max_list
 
     def diagnose(gold):  # after scoring, with the gold the driver read: how far retrieval and extraction got
-        return {"ceiling": ceilings(passages, cands, [gold[q.qid].answers if q.qid in gold else []
-                                                       for q in questions])}
-    return Prediction(answers, params=params, trace=trace if settings.trace else None, diagnose=diagnose)
+        found = {"ceiling": ceilings(passages, cands, [gold[q.qid].answers if q.qid in gold else []
+                                                        for q in questions])}
+        if task != 1:  # the AFM of answering nothing (NTCIR's no-answer rule): the level a list must beat
+            found["answer_nothing"] = score(gold, {qid: [] for qid in gold}, task)["metrics"]["AFM"]
+        return found
+    return Prediction(answers, settings=chose, observed=observed, trace=trace if settings.trace else None,
+                      diagnose=diagnose)
 
 
 def _gold(path):
@@ -100,5 +101,5 @@ def _gold(path):
     by the model fitted on the other folds)."""
     try:
         return read_gold(path)
-    except UserError:
+    except NoGold:  # a malformed gold row is the UserError at its line
         return {}

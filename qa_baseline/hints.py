@@ -1,0 +1,41 @@
+"""How hints in messages write commands, for the installation at hand, and how long a dense build takes.
+
+Every hint that names a command to run (`build it with: ...`) writes it with `command(NAME)`: in a checkout
+with its `.venv` (`make install`) `.venv/bin/python -m qa_baseline.NAME`, else (a wheel installed anywhere)
+`qa-baseline NAME`, the console script that comes with the package. A hint to reinstall is `reinstall()`."""
+import os
+
+from . import ROOT
+from .render import plural
+
+# passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores: 38.1 on a quiet machine
+# (bench/dense_encode.py), about 27 under the load of other work (README, Speed and memory)
+DENSE_RATE = (27, 38)
+
+
+def checkout():
+    """Whether qa_baseline runs from a checkout of its repository that has its virtual environment `.venv`."""
+    return (os.path.exists(os.path.join(ROOT, ".git")) or os.path.isfile(os.path.join(ROOT, "pyproject.toml"))) \
+        and os.path.exists(os.path.join(ROOT, ".venv", "bin", "python"))
+
+
+def command(name):
+    """The command NAME (index, run, score, report, search, eval) as a hint writes it."""
+    return f".venv/bin/python -m qa_baseline.{name}" if checkout() else f"qa-baseline {name}"
+
+
+def reinstall():
+    """How a hint says to install what is missing from the installation."""
+    return "run `make install`" if checkout() else "reinstall the qa_baseline wheel with its dependencies (pip install)"
+
+
+def dense_time(passages):
+    """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–59 min for 95,675 passages, at
+    the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
+    slow, fast = passages / DENSE_RATE[0], passages / DENSE_RATE[1]
+    unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
+    show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
+    low, high = show(fast / unit), show(slow / unit)
+    return (f"an estimated {high if low == high else f'{low}–{high}'} {name} for {plural(passages, 'passage')}, at "
+            f"the {DENSE_RATE[0]}–{DENSE_RATE[1]} passages/s measured with minilm on 2 CPU cores; more cores or a "
+            "GPU are faster")

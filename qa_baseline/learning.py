@@ -1,0 +1,113 @@
+"""Learning, written once for every learned ranker (rankers/learned.py, answers/rank.py, kb/rank.py): models
+by kind name, the i-mod-K fold split, and keep-if-better on held-out folds.
+
+A model kind (MODELS; `make(kind, **options)`) is a class with
+  fit(X, y, groups=None) -> self   X: (rows, features) floats; y: 0/1 labels; groups: the number of rows of
+                                   each question, the rows of a question consecutive (for a ranker that learns
+                                   within questions; the logistic regression does not use it)
+  score(X) -> float array          higher ranks first
+`logistic` standardises each feature (StandardScaler) and fits scikit-learn's LogisticRegression with the
+OPTIONS it is made with (solver, C, max_iter, random_state: each learned ranker states its own, and liblinear
+with a fixed random_state is deterministic). Its score is the logit; it also gives probability(X) (P(y = 1))
+and, for rows and traces, coefficients(), intercept() and scaling(). A LambdaMART kind (LightGBM lambdarank
+over question groups) goes beside it in MODELS with the same fit and score.
+
+Folds: item i (in file order) is in fold i mod K. `keep_if_better` cross-validates a fitted model against a
+baseline on those folds and keeps it only where it wins."""
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+M = TypeVar("M")
+
+
+class Model(Protocol):
+    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "Model": ...
+
+    def score(self, X: Any) -> np.ndarray: ...
+
+
+class Logistic:
+    """Standardised features, then a logistic regression (OPTIONS: LogisticRegression's keyword arguments)."""
+    kind = "logistic"
+
+    def __init__(self, **options: Any):
+        self.options, self.pipeline = options, None
+
+    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "Logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        self.pipeline = make_pipeline(StandardScaler(), LogisticRegression(**self.options))
+        self.pipeline.fit(X, y)
+        return self
+
+    def score(self, X: Any) -> np.ndarray:
+        """The logit of each row."""
+        return self.pipeline.decision_function(X)
+
+    def probability(self, X: Any) -> np.ndarray:
+        """P(y = 1) of each row."""
+        return self.pipeline.predict_proba(X)[:, 1]
+
+    def coefficients(self) -> np.ndarray:
+        """The weight of each (standardised) feature."""
+        return self.pipeline[-1].coef_[0]
+
+    def intercept(self) -> float:
+        return self.pipeline[-1].intercept_[0]
+
+    def scaling(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mean, scale) of each feature in the training rows."""
+        return self.pipeline[0].mean_, self.pipeline[0].scale_
+
+
+MODELS: dict[str, type] = {"logistic": Logistic}
+
+
+def make(kind: str, **options: Any) -> Model:
+    """An unfitted model of KIND (a name in MODELS) with OPTIONS."""
+    return MODELS[kind](**options)
+
+
+def two_classes(y: Sequence[Any]) -> bool:
+    """Do the labels Y hold both classes (what fitting needs)?"""
+    return len(set(y)) >= 2
+
+
+def fold_of(i: int, k: int) -> int:
+    """The fold of item I among K folds."""
+    return i % k
+
+
+def folds(n: int, k: int) -> list[list[int]]:
+    """The item indices of each of K folds of N items."""
+    return [[i for i in range(n) if fold_of(i, k) == f] for f in range(k)]
+
+
+def split(items: Sequence[T], k: int, fold: int) -> tuple[list[T], list[T]]:
+    """(the items outside FOLD, the items in it) of ITEMS in K folds, each in order."""
+    return ([x for i, x in enumerate(items) if fold_of(i, k) != fold],
+            [x for i, x in enumerate(items) if fold_of(i, k) == fold])
+
+
+def keep_if_better(items: Sequence[T], k: int, baseline: M, fit: Callable[[Sequence[T]], M | None],
+                   value: Callable[[M, list[T]], float]) -> tuple[M, tuple[float, float]]:
+    """BASELINE, or FIT(ITEMS) where a model fitted on K-1 folds beats BASELINE on the held-out fold, over the K
+    folds of ITEMS. FIT returns a model or None (one it cannot fit: BASELINE stands in); VALUE(model, held
+    items) is the mean value on them (higher is better). Returns (the model kept, (BASELINE's value, the
+    fitted models' value)), each value the mean over all ITEMS."""
+    base, fitted = [], []
+    for f in range(k):
+        train, held = split(items, k, f)
+        model = fit(train)
+        base.append(value(baseline, held) * len(held))
+        fitted.append(value(baseline if model is None else model, held) * len(held))
+    cv = sum(base) / len(items), sum(fitted) / len(items)
+    if cv[1] > cv[0]:
+        model = fit(items)
+        if model is not None:
+            return model, cv
+    return baseline, cv
