@@ -71,7 +71,7 @@ def task_settings(task_id):
     from qa_baseline import tasks
     from qa_baseline.config import task_config
     from qa_baseline.run import default_data
-    from qa_baseline.tasks.base import make_settings
+    from qa_baseline.settings import make_settings
     task = tasks.get(task_id)
     config = task_config(task_id)
     data = config.pop("data", None)

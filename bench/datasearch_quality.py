@@ -18,8 +18,8 @@ import time
 
 from _common import data_dir, load_info, median, spread, table
 
-from qa_baseline.datasets import open_collection
-from qa_baseline.metrics import exact_match, token_f1
+from qa_baseline.collection import open_collection
+from qa_baseline.scoring.metrics import exact_match, token_f1
 from qa_baseline.tableqa import engine, question as questions
 from qa_baseline.tableqa.view import TableView
 from qa_baseline.tasks.datasearch import formats

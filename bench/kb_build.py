@@ -1,4 +1,4 @@
-"""KB store build (qa_baseline.kb.store.build_kb) on synthetic NLPCC-style KBs of growing size: triples/s and
+"""KB store build (qa_baseline.index.kb.build_kb) on synthetic NLPCC-style KBs of growing size: triples/s and
 peak RSS (must not grow with the KB), then linking + ranking questions/s on the largest store, and the memory
 an in-memory Aho-Corasick automaton over all its names would take (the alternative to SQLite name lookups).
 
@@ -96,14 +96,14 @@ def questions(sample, n, seed=1):
 
 
 BUILD = """import json, sys, time
-from qa_baseline.kb.store import build_kb
+from qa_baseline.index.kb import build_kb
 t0 = time.perf_counter()
 folder = build_kb(sys.argv[1], force=True, root=sys.argv[2])
 print(json.dumps({"seconds": time.perf_counter() - t0, "folder": folder}))
 """
 ANSWER = """import json, sys, time
-from qa_baseline.kb.store import open_kb
-from qa_baseline.kb.rank import Ranker
+from qa_baseline.index.kb import open_kb
+from qa_baseline.kb.predicates import Ranker
 qs = [q for q in open(sys.argv[3], encoding="utf-8").read().split("\\n") if q][:int(sys.argv[4])]
 t0 = time.perf_counter()
 kb = open_kb(sys.argv[1], root=sys.argv[2])
@@ -125,7 +125,7 @@ for (key,) in db.execute("SELECT DISTINCT key FROM names"):
 A.make_automaton()
 print(json.dumps({"names": n, "seconds": time.perf_counter() - t0}))
 """
-FLOOR = """import sqlite3, ahocorasick, qa_baseline.kb.store, qa_baseline.kb.rank"""
+FLOOR = """import sqlite3, ahocorasick, qa_baseline.index.kb, qa_baseline.kb.predicates"""
 
 
 def build_all(sizes, work, floor):
@@ -173,7 +173,7 @@ def main():
         floor = run_child([PYTHON, "-c", FLOOR]).rss_mb
         if args.answer_only:
             path = os.path.join(work, f"synthetic-{sizes[-1]}m.kb")
-            from qa_baseline.kb.store import kb_dir
+            from qa_baseline.index.kb import kb_dir
             folder = kb_dir(path, os.path.join(work, "indexes"))
         else:
             path, folder, sample = build_all(sizes, work, floor)

@@ -33,7 +33,7 @@ from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems
 from qa_baseline.index.layout import bm25_dir, passage_text
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.retrievers.bm25 import B, K1
+from qa_baseline.retrievers.base import B, K1
 from qa_baseline.tasks.mcqa import formats, pipeline
 
 

@@ -1,6 +1,6 @@
 """Speed of the organizer's tools against named alternatives (no shared data needed: seeded synthetic inputs).
 
-1. qa_baseline.eval vs pytrec_eval (trec_eval's C code) on a 200-query x 1,000-document run, trec_eval's
+1. qa_baseline.scoring.trec_eval vs pytrec_eval (trec_eval's C code) on a 200-query x 1,000-document run, trec_eval's
    official measures, after parsing (both get the same dicts), and the whole `python -m qa_baseline.eval` command.
 2. The leaderboard's paired randomisation test vs scipy.stats.permutation_test (paired, same permutations) on
    two systems x 2,000 questions, and a whole 30-team leaderboard (intervals + tests) of 2,000 questions.
@@ -17,8 +17,8 @@ import numpy as np
 
 from _common import PYTHON, load_info, run_child, spread, table
 
-from qa_baseline import eval as trec
-from qa_baseline.significance import bootstrap_ci, randomisation_test
+from qa_baseline.scoring import trec_eval as trec
+from qa_baseline.scoring.significance import bootstrap_ci, randomisation_test
 
 
 def synthetic_run(queries=200, docs=1000, seed=0):
@@ -68,7 +68,7 @@ def main():
     print(f"\n1. trec_eval measures (official set) of 200 queries x 1,000 documents; figures agree: {agree}")
     table(["", "seconds", "vs pytrec_eval"],
           [["pytrec_eval (C)", spread(theirs, "{:.3f}"), "1.00x"],
-           ["qa_baseline.eval", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
+           ["qa_baseline.scoring.trec_eval", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
            ["python -m qa_baseline.eval (parse + print)", spread(cli, "{:.2f}"), ""]])
 
     rng = np.random.default_rng(0)
@@ -85,7 +85,7 @@ def main():
           f"(p = {p:.4f}; scipy: {res.pvalue:.4f})")
     table(["", "seconds", "vs scipy"],
           [["scipy.stats.permutation_test (paired)", spread(theirs, "{:.3f}"), "1.00x"],
-           ["qa_baseline.significance", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
+           ["qa_baseline.scoring.significance", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
            ["30-team leaderboard statistics (30 CIs + 29 tests)", spread(board, "{:.2f}"), ""]])
 
 

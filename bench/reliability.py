@@ -37,7 +37,7 @@ from qa_baseline import tasks
 from qa_baseline.config import corpus_config
 from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems, UserError
-from qa_baseline.validate import Errors
+from qa_baseline.scoring.validate import Errors
 
 FIXTURES = os.path.join(PROJECT, "tests", "fixtures")
 SCORING = os.path.join(FIXTURES, "scoring")

@@ -12,3 +12,8 @@ os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
 # mobile.events.data.microsoft.com) and keeps events and a device id under ~/.cache/Microsoft unless this is
 # set before it loads; nothing here may use the network at run time (tests/test_reliability.py)
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+# Anserini's JVM runs inside this process (pyjnius) and in Ray's workers: HotSpot uses SIGSEGV for its own
+# control flow (implicit null checks, safepoints), and Ray's failure-signal handler, installed by ray.init after
+# the JVM started, takes such a signal for a crash and kills the process (ray-project/ray#36415; seen here in
+# the tests: JVM first, Ray second, a merge of Lucene indexes segfaulted). Read by Ray when it is imported.
+os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")

@@ -4,6 +4,7 @@ Each command is also its own module, `python -m qa_baseline.COMMAND [OPTIONS]`; 
 options."""
 import importlib
 import sys
+from collections.abc import Sequence
 
 from . import __version__
 
@@ -11,20 +12,20 @@ COMMANDS = {  # command -> (module, what it does); modules are imported only whe
     "run": ("qa_baseline.run", "run a task's baseline: submission, scores, row.json"),
     "index": ("qa_baseline.index.__main__", "build BM25 and dense indexes of a corpus"),
     "search": ("qa_baseline.search", "search a corpus, write a TREC run file"),
-    "score": ("qa_baseline.score", "validate and score a submission, or rank many (the leaderboard)"),
-    "report": ("qa_baseline.report", "the overview paper's baseline table and figure from runs/"),
-    "eval": ("qa_baseline.eval", "trec_eval for a TREC run file and qrels"),
+    "score": ("qa_baseline.scoring.score", "validate and score a submission, or rank many (the leaderboard)"),
+    "report": ("qa_baseline.reporting.report", "the overview paper's baseline table and figure from runs/"),
+    "eval": ("qa_baseline.scoring.trec_eval", "trec_eval for a TREC run file and qrels"),
 }
 
 
-def usage():
+def usage() -> str:
     width = max(map(len, COMMANDS))
     return "\n".join(["usage: qa-baseline COMMAND [OPTIONS]   (or: python -m qa_baseline COMMAND [OPTIONS])", "",
                       "commands:", *(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()), "",
                       "`qa-baseline COMMAND --help` lists a command's options; --version prints the version."])
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(usage(), file=sys.stdout if argv else sys.stderr)

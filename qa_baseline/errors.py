@@ -1,6 +1,12 @@
 """User-facing errors: one line on stderr, no traceback, exit status 2."""
+from __future__ import annotations
+
 import functools
 import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class UserError(Exception):
@@ -12,17 +18,17 @@ class NoGold(UserError):
     file that has gold with a malformed row is a plain UserError at FILE:LINE, never this."""
 
 
-def at(path, line, reason, fix=None):
+def at(path: object, line: int | str | None, reason: str, fix: str | None = None) -> UserError:
     """A UserError located at FILE:LINE, in the one style of every message that says how to mend the input:
     `FILE:LINE: what (fix: how)` (LINE None: `FILE: what (fix: how)`)."""
     where = f"{path}:{line}" if line is not None else f"{path}"
     return UserError(f"{where}: {reason}" + (f" (fix: {fix})" if fix else ""))
 
 
-def cli(main):
+def cli(main: Callable[[Sequence[str] | None], T]) -> Callable[..., T]:
     """Wrap a CLI main(): a UserError becomes one line on stderr and exit status 2."""
     @functools.wraps(main)
-    def wrapper(argv=None):
+    def wrapper(argv: Sequence[str] | None = None) -> T:
         try:
             return main(argv)
         except UserError as e:
@@ -40,19 +46,20 @@ def cli(main):
 class Problems:
     """Bad-record policy: 'stop' raises at the first problem, 'skip' counts and keeps going."""
 
-    def __init__(self, policy="stop", keep=5):
+    def __init__(self, policy: str = "stop", keep: int = 5) -> None:
         if policy not in ("stop", "skip"):
             raise UserError(f"unknown bad-record policy {policy!r} (fix: use stop or skip)")
-        self.policy, self.keep, self.count, self.examples = policy, keep, 0, []
+        self.policy, self.keep, self.count = policy, keep, 0
+        self.examples: list[str] = []
 
-    def report(self, path, line, reason):
+    def report(self, path: str, line: int | str | None, reason: str) -> None:  # LINE: a number or `entry 5`
         if self.policy == "stop":
             raise at(path, line, reason, "correct the record, or pass --on-bad-record skip to skip such records")
         self.count += 1
         if len(self.examples) < self.keep:
             self.examples.append(f"{path}:{line}: {reason}")
 
-    def summary(self):
+    def summary(self) -> str:
         if not self.count:
             return ""
         more = f" (first {len(self.examples)} shown)" if self.count > len(self.examples) else ""

@@ -1,34 +1,23 @@
-"""File helpers shared by every module: compressed/BOM-aware reading, atomic writes, checksums."""
-import bz2
-import codecs
+"""Writing files safely: atomic writes (`atomic_write`, `write_json`), folders swapped into place in one step
+(`build_dir`, `replace_dir`, `tidy_dir`), exclusive locks (`locked`), checksums (`sha256_file`,
+`HashingReader`) and JSON manifests read back (`read_json`). Reading text files: qa_baseline.textio."""
 import contextlib
 import fcntl
 import functools
-import gzip
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
-import stat
 import sys
 import tempfile
 import time
-import zlib
-
-from .errors import UserError, at
-
-
-COMPRESSED = (".gz", ".bz2")
-READ_ERRORS = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
-MAX_LINE = 16 << 20  # bytes in one line of a text file: more is not a text file of ours (the longest real line: 152 kB)
-# control characters that are not whitespace (NUL, BEL, ESC...): never part of a text file; Python treats
-# \v, \f and \x1c-\x1f as whitespace (str.split, strip), so they pass
-CONTROL = re.compile("[\x00-\x08\x0e-\x1b]")
-UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+from collections.abc import Iterator
+from typing import IO, Any
 
 
-def _umask():
+def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -37,228 +26,8 @@ def _umask():
 UMASK = _umask()
 
 
-class TextProblem(UserError):
-    """A text file that cannot be read on from LINE: WHAT is wrong, FIX says how to mend it (one line,
-    `FILE:LINE: what (fix: how)`)."""
-
-    def __init__(self, path, line, what, fix):
-        super().__init__(f"{path}:{line}: {what} (fix: {fix})")
-        self.line, self.what, self.fix = line, what, fix
-
-
-def check_readable(path):
-    """A UserError unless PATH is a file that can be read as a stream: a regular file or a pipe (`<(zcat x.gz)`);
-    a folder, a device such as /dev/zero or a socket is named as such, not as a missing file."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except OSError as e:
-        raise UserError(f"{path}: cannot read it ({e.strerror})") from None
-    if stat.S_ISDIR(mode):
-        raise UserError(f"{path}: is a folder, not a file (fix: give the file itself)")
-    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-        raise UserError(f"{path}: not a regular file but a device or socket (fix: give a file)")
-
-
-_OPENED = {}  # absolute path -> the file object open_binary read it through last (for read_position)
-
-
-def open_binary(path):
-    """Open a file for reading bytes; .gz and .bz2 (also multistream) are decompressed on the fly."""
-    check_readable(path)
-    if path.endswith(".gz"):
-        f = gzip.open(path, "rb")
-        raw = f.fileobj
-    elif path.endswith(".bz2"):
-        f = bz2.open(path, "rb")
-        raw = getattr(f, "_fp", None)  # the compressed file under BZ2File
-    else:
-        f = raw = open(path, "rb")
-    _OPENED[os.path.abspath(path)] = raw
-    return f
-
-
-def read_position(path):
-    """How many bytes of the file PATH (compressed bytes for .gz and .bz2) open_binary's last reader of it has
-    read: its size once that reader is closed, 0 before it is opened (progress over a corpus's files)."""
-    raw = _OPENED.get(os.path.abspath(path))
-    if raw is None:
-        return 0
-    try:
-        return os.path.getsize(path) if raw.closed else raw.tell()
-    except (OSError, ValueError):
-        return 0
-
-
-def forget_reads(paths):
-    """Start read_position of PATHS from 0 again (before a new pass over them)."""
-    for path in paths:
-        _OPENED.pop(os.path.abspath(path), None)
-
-
-def raw_lines(f, path, limit=MAX_LINE):
-    """(line number, bytes with the line end) of each line of the open binary file F, holding at most LIMIT
-    bytes at a time: a longer line is a TextProblem (a binary file, or no line breaks), never a MemoryError."""
-    n = 0
-    while raw := f.readline(limit + 1):
-        n += 1
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            raise TextProblem(path, n, f"a line longer than {limit >> 20} MiB: not a text file of this task "
-                                       "(a binary file, or one without line breaks?)", "give the right file")
-        yield n, raw
-
-
-UTF16 = ("the file is UTF-16, not UTF-8", "save it as UTF-8")
-
-
-def utf16(first):
-    """Whether FIRST, the first line of a file (bytes), says the file is UTF-16: its byte-order mark, or NUL
-    bytes between the letters."""
-    return first.startswith(UTF16_BOMS) or len(first) > 1 and first.count(0) * 4 >= len(first)
-
-
-# --- files in another encoding than UTF-8 ---------------------------------------------------------------------
-# (Python codec, the name said to the user), tried in this order; ties go to the earlier one
-LEGACY = (("gbk", "GBK"), ("gb18030", "GB18030"), ("big5", "Big5"), ("cp932", "Shift_JIS"),
-          ("euc_jp", "EUC-JP"), ("cp1252", "Latin-1/Windows-1252"))
-KANA = re.compile("[\u3041-\u3093\u30a1-\u30f6\u30fc]")  # hiragana, katakana, ー: Japanese text, not Chinese
-JA_PUNCTUATION = set("\u3000\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\u30fb\uff08\uff09\uff01\uff1f")
-LATIN_PUNCTUATION = set("\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u20ac\u2022\u00a0\u00b0\u00ab\u00bb")
-
-
-def _lead(char, codec):
-    try:
-        return char.encode(codec)[0]
-    except UnicodeEncodeError:
-        return None
-
-
-def _plausible(char, codec, text, i):
-    """Whether CHAR (at I in TEXT, decoded with CODEC) is a character that text in that encoding commonly holds:
-    GB2312's hanzi and punctuation for GBK, Big5's symbols and frequent characters for Big5, kana and JIS level-1
-    kanji for Shift_JIS and EUC-JP (not half-width katakana), a Latin letter inside a word or typographic
-    punctuation for Windows-1252. Mis-decoded text gives rare characters, and so a low share of plausible ones."""
-    if codec in ("gbk", "gb18030"):
-        try:
-            lead, trail = char.encode("gbk")
-        except (UnicodeEncodeError, ValueError):
-            return False  # a four-byte GB18030 character: rare
-        # GB2312's area: symbols (rows 1-9, less the kana of rows 4 and 5) and the 6,763 hanzi (rows 16-87)
-        return trail >= 0xA1 and (0xA1 <= lead <= 0xA9 and lead not in (0xA4, 0xA5) or 0xB0 <= lead <= 0xF7)
-    if codec == "big5":
-        return (_lead(char, "big5") or 0) <= 0xC6  # 0xA1-0xA3 symbols, 0xA4-0xC6 the 5,401 frequent characters
-    if codec in ("cp932", "euc_jp"):
-        if KANA.match(char) or char in JA_PUNCTUATION:
-            return True
-        level1 = (0x88, 0x98) if codec == "cp932" else (0xB0, 0xCF)
-        return "\u4e00" <= char <= "\u9fff" and level1[0] <= (_lead(char, codec) or 0) <= level1[1]
-    if char in LATIN_PUNCTUATION:
-        return True
-    neighbours = text[i - 1:i] + text[i + 1:i + 2]
-    return char.isalpha() and any(c.isascii() and c.isalpha() for c in neighbours)  # café, Müller; not ÿ alone
-
-
-def guess_encoding(raw):
-    """The name of the encoding that the bytes RAW (a line that is not UTF-8) most plausibly are in: GBK,
-    GB18030, Big5, Shift_JIS, EUC-JP or Latin-1/Windows-1252; None when none is plausible (random bytes, a
-    damaged file). The encoding whose decoding gives the largest share of common characters of its script
-    wins (at least 60%); a guess, from one line."""
-    best, best_score = None, (0.6, False)
-    for codec, name in LEGACY:
-        try:
-            text = raw.decode(codec)
-        except UnicodeDecodeError:
-            continue
-        foreign = [i for i, c in enumerate(text) if not c.isascii()]
-        if not foreign:
-            continue
-        share = sum(_plausible(text[i], codec, text, i) for i in foreign) / len(foreign)
-        kana = codec in ("cp932", "euc_jp") and bool(KANA.search(text))
-        if codec in ("cp932", "euc_jp") and not kana and share < 1:
-            share -= 0.2  # Japanese text nearly always has kana; kanji alone are as likely Chinese
-        if (share, kana) > best_score:  # equal shares: kana read as kana wins, else the earlier encoding
-            best, best_score = name, (share, kana)
-    return best
-
-
-def not_utf8(raw, error, utf8_before):
-    """(what, fix) for the line RAW that failed to decode as UTF-8 with ERROR. When no earlier line of the file
-    held UTF-8 beyond ASCII and the line reads as text in another encoding, the whole file is in that encoding
-    (`not UTF-8 (looks like GBK)`, said once); else one bad byte of a UTF-8 file, named by its place."""
-    if not utf8_before and (name := guess_encoding(raw)):
-        return f"not UTF-8 (looks like {name})", "save it as UTF-8"
-    return f"not valid UTF-8 (byte {error.start + 1} of the line: {error.reason})", "save the file as UTF-8"
-
-
-def text_problem(n, raw, utf8_before=False):
-    """(what, fix) that makes the line RAW (bytes, line N, without its line end) unreadable as UTF-8 text, or
-    None: a UTF-16 file (line 1), a file in another encoding (UTF8_BEFORE: an earlier line held UTF-8 beyond
-    ASCII, so the file is UTF-8), invalid UTF-8, a control character such as NUL."""
-    if n == 1 and utf16(raw):
-        return UTF16
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return not_utf8(raw, e, utf8_before)
-    bad = CONTROL.search(text)
-    if bad:
-        return (f"control character U+{ord(bad.group()):04X} at character {bad.start() + 1} of the line "
-                "(a binary file?)", "remove it")
-    return None
-
-
-def whole_file(problem):
-    """Whether PROBLEM (what, fix) concerns the whole file (its encoding), so that reading it on is pointless."""
-    return problem is UTF16 or problem[0].startswith("not UTF-8 ")
-
-
-def text_lines(path):
-    """(line number, text) of each line of a UTF-8 file (a byte-order mark is accepted), decoded line by line
-    so that an invalid byte, a control character (NUL...), a file in another encoding (UTF-16, GBK...: named),
-    a line over MAX_LINE bytes (a TextProblem) or a damaged compressed file is a UserError naming the right
-    line. The text keeps its line end."""
-    n, utf8 = 0, False
-    try:
-        with open_binary(path) as f:
-            for n, raw in raw_lines(f, path):
-                if n == 1 and raw.startswith(codecs.BOM_UTF8):
-                    raw, utf8 = raw[len(codecs.BOM_UTF8):], True
-                problem = text_problem(n, raw.rstrip(b"\r\n"), utf8)
-                if problem:
-                    raise TextProblem(path, n, *problem)
-                utf8 = utf8 or not raw.isascii()
-                yield n, raw.decode("utf-8")
-    except READ_ERRORS as e:
-        raise at(path, n + 1, f"cannot read the file ({e})") from None
-
-
-def looks_like(text):
-    """What TEXT, a file's start that is not in the format expected, looks like: `TSV`, `CSV`, `JSON lines`, `XML`
-    or `plain text` (for messages such as `not XML (looks like TSV)`); None when it is empty."""
-    lines = [line for line in text.splitlines()[:20] if line.strip()]
-    if not lines:
-        return None
-    if lines[0].lstrip().startswith("<"):
-        return "XML"
-    if all(line.lstrip().startswith("{") for line in lines[:5]):
-        return "JSON lines"
-    for sep, name in (("\t", "TSV"), (",", "CSV")):
-        if sum(sep in line for line in lines) >= max(1, 0.8 * len(lines)):
-            return name
-    return "plain text"
-
-
-def stem(path):
-    """A file's name without folder, compression suffix and extension: runs/x.jsonl.gz -> x."""
-    name = os.path.basename(path)
-    for suffix in COMPRESSED:
-        name = name.removesuffix(suffix)
-    return os.path.splitext(name)[0]
-
-
 @contextlib.contextmanager
-def atomic_write(path, mode="w", encoding="utf-8"):
+def atomic_write(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO[Any]]:
     """Write to a temporary file beside PATH and move it into place only when the block succeeds."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -275,13 +44,13 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         raise
 
 
-def write_json(path, obj):
+def write_json(path: str, obj: Any) -> None:
     with atomic_write(path) as f:
         json.dump(obj, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.write("\n")
 
 
-def read_json(path):
+def read_json(path: str) -> dict[str, Any]:
     """A JSON object from PATH, or {} when the file is missing, unreadable or not an object."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -291,7 +60,7 @@ def read_json(path):
         return {}
 
 
-def _versions(final_dir):
+def _versions(final_dir: str) -> list[str]:
     """The versions `.NAME.v-STAMP-PID` kept beside FINAL_DIR, oldest first."""
     parent, name = os.path.split(os.path.abspath(final_dir))
     pattern = re.compile(rf"\.{re.escape(name)}\.v-(\d+)-\d+")
@@ -299,7 +68,7 @@ def _versions(final_dir):
     return [os.path.join(parent, entry) for _, entry in sorted(found)]
 
 
-def _exchange(a, b):
+def _exchange(a: str, b: str) -> bool:
     """Swap the paths A and B in one step (Linux renameat2 RENAME_EXCHANGE); False where that is not available."""
     try:
         import ctypes
@@ -309,7 +78,7 @@ def _exchange(a, b):
     return renameat2(-100, os.fsencode(a), -100, os.fsencode(b), 2) == 0  # AT_FDCWD, RENAME_EXCHANGE
 
 
-def build_dir(final_dir):
+def build_dir(final_dir: str) -> str:
     """A new empty folder beside FINAL_DIR to build its next version in, named `.NAME.tmp-*` (what tidy_dir
     removes when a killed build leaves it), with the permissions of a shared folder (mkdtemp's are private)."""
     parent, name = os.path.split(os.path.abspath(final_dir))
@@ -319,7 +88,7 @@ def build_dir(final_dir):
     return tmp
 
 
-def replace_dir(tmp_dir, final_dir):
+def replace_dir(tmp_dir: str, final_dir: str) -> None:
     """Put the finished folder TMP_DIR in place as FINAL_DIR in one atomic step: TMP_DIR becomes the version
     `.NAME.v-STAMP-PID` beside FINAL_DIR, and FINAL_DIR a relative symbolic link to it, swapped in by one
     rename. A reader resolving FINAL_DIR, or a kill at any moment, finds the old index or the new one, never
@@ -334,7 +103,7 @@ def replace_dir(tmp_dir, final_dir):
     _point(final_dir, version)
 
 
-def _point(final_dir, version):
+def _point(final_dir: str, version: str) -> None:
     """Make FINAL_DIR a link to VERSION (beside it) in one rename; remove the version it pointed to before."""
     parent, name = os.path.split(os.path.abspath(final_dir))
     link = os.path.join(parent, f".{name}.link-{os.getpid()}")
@@ -355,7 +124,7 @@ def _point(final_dir, version):
         shutil.rmtree(before, ignore_errors=True)
 
 
-def tidy_dir(final_dir):
+def tidy_dir(final_dir: str) -> tuple[list[str], int]:
     """Repair FINAL_DIR and remove what killed builds left beside it; call it holding the build's lock
     (`locked`), so that nothing removed is in use by a build. A missing FINAL_DIR (or a link to nothing) is
     set back to the newest version, else to `NAME.old` (left by a kill between the two renames of the swap
@@ -394,7 +163,7 @@ def tidy_dir(final_dir):
 
 
 @contextlib.contextmanager
-def locked(path, busy):
+def locked(path: str, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on PATH for the block. PATH is a folder (locked itself) or a lock file, made
     when missing, that holds the holder's pid. When another process holds it, say BUSY (with its pid) and
     wait for it. The lock (flock) goes with its process: a killed holder never leaves a stale lock."""
@@ -415,7 +184,7 @@ def locked(path, busy):
         os.close(fd)
 
 
-def sha256_file(path):
+def sha256_file(path: str) -> str:
     """The file's sha256. A file of 64 MiB or more is hashed once per process while its inode, size and
     modification time stay the same (a run fingerprints a multi-GB KB or corpus in several places); smaller
     ones every time (cheap, and safe from a rewrite within the clock's granularity)."""
@@ -426,9 +195,32 @@ def sha256_file(path):
 
 
 @functools.lru_cache(maxsize=64)
-def _sha256(path, *identity):
+def _sha256(path: str, *identity: int) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+
+class HashingReader(io.RawIOBase):
+    """A raw binary file that hashes (sha256) and counts the bytes read through it from the file F: a file's
+    checksum and progress in the same pass that reads its content (textio.block_lines)."""
+
+    def __init__(self, f: io.RawIOBase):
+        self.f, self.sha, self.done = f, hashlib.sha256(), 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int | None:
+        n = self.f.readinto(b)
+        if n:
+            self.sha.update(memoryview(b)[:n])
+            self.done += n
+        return n
+
+    def hexdigest(self) -> str:
+        """The sha256 of the bytes read so far."""
+        return self.sha.hexdigest()

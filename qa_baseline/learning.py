@@ -1,5 +1,5 @@
-"""Learning, written once for every learned ranker (rankers/learned.py, answers/rank.py, kb/rank.py): models
-by kind name, the i-mod-K fold split, and keep-if-better on held-out folds.
+"""Learning, written once for every learned ranker (rankers/learned.py, answers/scorers.py, kb/predicates.py):
+models by kind name, the i-mod-K fold split, and keep-if-better on held-out folds.
 
 A model kind (MODELS; `make(kind, **options)`) is a class with
   fit(X, y, groups=None) -> self   X: (rows, features) floats; y: 0/1 labels; groups: the number of rows of
@@ -33,8 +33,9 @@ class Logistic:
     """Standardised features, then a logistic regression (OPTIONS: LogisticRegression's keyword arguments)."""
     kind = "logistic"
 
-    def __init__(self, **options: Any):
-        self.options, self.pipeline = options, None
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.pipeline: Any = None  # the fitted sklearn pipeline
 
     def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "Logistic":
         from sklearn.linear_model import LogisticRegression

@@ -11,13 +11,14 @@
 QA_BASELINE_PROGRESS=bar|log|off forces one behaviour."""
 import os
 import sys
+from typing import Any
 
 from tqdm import tqdm as _tqdm
 
 EVERY = 30.0  # seconds between log lines
 
 
-def mode():
+def mode() -> str:
     """bar, log or off: QA_BASELINE_PROGRESS when set, else bar on a terminal and log otherwise."""
     forced = os.environ.get("QA_BASELINE_PROGRESS", "").strip().lower()
     if forced in ("bar", "log", "off"):
@@ -25,14 +26,14 @@ def mode():
     return "bar" if sys.stderr.isatty() else "log"
 
 
-def every():
+def every() -> float:
     try:
         return max(0.0, float(os.environ.get("QA_BASELINE_PROGRESS_SECONDS", EVERY)))
     except ValueError:
         return EVERY
 
 
-def tqdm(*args, **kwargs):
+def tqdm(*args: Any, **kwargs: Any) -> _tqdm:
     """A tqdm bar (terminal), a LogProgress (file or pipe) or a silent one (disable=True or mode off)."""
     how = mode()
     if kwargs.get("disable") is True or how == "off":
@@ -67,7 +68,7 @@ class LogProgress(_tqdm):
         kwargs.setdefault("desc", "progress")
         super().__init__(*args, **kwargs)
 
-    def display(self, msg=None, pos=None):
+    def display(self, msg: str | None = None, pos: int | None = None) -> bool:
         if msg == "":  # tqdm clearing its line
             return True
         print(msg or str(self), file=sys.stderr, flush=True)

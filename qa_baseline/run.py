@@ -9,6 +9,8 @@ A run folder holds one run: its files are written under a lock on the folder (a 
 waits), row.json last (a folder without it holds an unfinished run), and the files an earlier run of the
 same identity wrote and this one does not (a trace, another team's submission) are removed; no other file
 is touched. A folder holding another run's row (other data, options or task) is never overwritten."""
+from __future__ import annotations
+
 import argparse
 import dataclasses
 import datetime
@@ -16,20 +18,26 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import tasks
 from .config import config_path, resolve_path, task_config
 from .errors import UserError, cli
-from .fileio import CONTROL, atomic_write, check_readable, locked, read_json, sha256_file, stem
-from .metrics import measure
-from .rows import ROW_SCHEMA, run_dir, save_row
-from .tasks.base import RetrievalSettings, add_options, make_settings
-from .validate import Errors
+from .fileio import atomic_write, locked, read_json, sha256_file
+from .process import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
+from .reporting.rows import ROW_SCHEMA, run_dir, save_row
+from .scoring.metrics import measure
+from .scoring.validate import Errors
+from .settings import add_options, make_settings
+from .retrievers.base import RetrieverSettings
+from .tasks.base import Prediction, Task
+from .textio import CONTROL, check_readable, stem
 
 DRIVER_OPTIONS = ("task", "data", "out")
 
 
-def parser(task=None):
+def parser(task: Task[Any] | None = None) -> argparse.ArgumentParser:
     listing = "\n".join(f"  {tid:<11} {tasks.get(tid).title}" + ("" if tasks.get(tid).has_pipeline else
                                                                    " (scorer only: no pipeline yet)")
                         for tid in tasks.ids())
@@ -44,7 +52,7 @@ def parser(task=None):
     return ap
 
 
-def default_data(task_id, paths):
+def default_data(task_id: str, paths: str | Sequence[str] | None) -> str:
     """The first existing file of the task config's `data` (a path or a list of paths)."""
     paths = [resolve_path(p) for p in ([paths] if isinstance(paths, str) else paths or [])]
     found = next((p for p in paths if os.path.isfile(p)), None)
@@ -54,9 +62,9 @@ def default_data(task_id, paths):
     return found
 
 
-def settings_given(task, args):
+def settings_given(task: Task[Any], args: argparse.Namespace) -> dict[str, Any]:
     """The task settings set on the command line (files as absolute paths); None = not given."""
-    given = {}
+    given: dict[str, Any] = {}
     for f in dataclasses.fields(task.Settings):
         value = getattr(args, f.name, None)
         if value is not None and f.metadata.get("file"):
@@ -69,7 +77,7 @@ def settings_given(task, args):
     return given
 
 
-def variant(method, task, given):
+def variant(method: str, task: Task[Any], given: Mapping[str, Any]) -> str:
     """The run's method plus the settings given on the command line, e.g. bm25 or bm25-analyzer=jieba; a file
     setting appears as its name and checksum, so runs with different files never share a folder; another
     path as its last component."""
@@ -87,7 +95,7 @@ def variant(method, task, given):
     return "-".join([method, *parts])
 
 
-def check_writable(folder):
+def check_writable(folder: str) -> None:
     """Fail before any work when the run folder cannot be written."""
     probe = folder
     while not os.path.exists(probe):
@@ -96,7 +104,7 @@ def check_writable(folder):
         raise UserError(f"{folder}: cannot write the run there ({probe} is not a writable folder) (fix: pass --out DIR)")
 
 
-def check_file_name(task, settings):
+def check_file_name(task: Task[Any], settings: Any) -> None:
     """The submission's file name (TEAMID_en.csv from --team...) must be a plain name in the run folder."""
     name = task.submission_name(settings)
     if name in ("", ".", "..") or os.path.basename(name) != name or "\\" in name or CONTROL.search(name):
@@ -104,7 +112,7 @@ def check_file_name(task, settings):
         raise UserError(f"{what}: an id for a file name: no / or \\ and no control characters")
 
 
-def identity(task, data, given):
+def identity(task: Task[Any], data: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """What decides a run's output besides the code: the task, the data file's checksum and the settings given
     on the command line (file settings by checksum), not --trace or --team (they change which files are
     written, not the answers). A run replaces a run folder only when it holds a run of the same identity."""
@@ -114,17 +122,18 @@ def identity(task, data, given):
     return json.loads(json.dumps({"task": task.id, "data_sha256": sha256_file(data), "options": options}))
 
 
-def run_settings(task, settings, data, data_sha256, corpus, method, retriever, prediction) -> dict:
+def run_settings(task: Task[Any], settings: Any, data: str, data_sha256: str, corpus: str, method: str,
+                 retriever: Any, prediction: Prediction) -> dict[str, Any]:
     """The row's `settings`: what identifies the run (report labels and merges rows by it). The task, the data
     file's name and checksum, the corpus, the method, what the retriever used (its params: a BM25 run has no
     encoder, a dense one no k1), the task's other effective settings (not None or False, not --trace/--team;
     a file setting as its name and checksum) and what the pipeline resolved (the detected language, the
     answer model's kind). Timings, fitted values and diagnostics are `observed`, never here."""
-    out = {"task": task.id, "data": os.path.basename(data), "data_sha256": data_sha256, "corpus": corpus,
+    out: dict[str, Any] = {"task": task.id, "data": os.path.basename(data), "data_sha256": data_sha256, "corpus": corpus,
            "method": method}
     skip = {"trace", "team", "corpus", "retriever", "reranker"}
     if task.uses_retriever:  # the retriever's own params say which of these it used
-        skip |= {f.name for f in dataclasses.fields(RetrievalSettings)}
+        skip |= {f.name for f in dataclasses.fields(RetrieverSettings)}
     for f in dataclasses.fields(task.Settings):
         value = getattr(settings, f.name)
         if f.name in skip or value is None or value is False:
@@ -134,7 +143,7 @@ def run_settings(task, settings, data, data_sha256, corpus, method, retriever, p
     return {**out, **(retriever.params() if retriever else {}), **prediction.settings}
 
 
-def check_own(out, ident):
+def check_own(out: str, ident: Mapping[str, Any]) -> dict[str, Any]:
     """The row.json in the run folder OUT when it is a run of identity IDENT ({} when there is none); a
     UserError when it is another run's (rows written before identities were recorded: same task and data)."""
     path = os.path.join(out, "row.json")
@@ -154,7 +163,8 @@ def check_own(out, ident):
     return row
 
 
-def write_run(task, settings, out, prediction, previous=None):
+def write_run(task: Task[Any], settings: Any, out: str, prediction: Prediction,
+              previous: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The submission, the task's extra files and the trace, each written atomically; returns their paths.
     The files the PREVIOUS run of the folder (its row) wrote and this one does not are removed."""
     files = {"submission": os.path.join(out, task.submission_name(settings))}
@@ -175,7 +185,7 @@ def write_run(task, settings, out, prediction, previous=None):
     return files
 
 
-def read_back(task, path, reference):
+def read_back(task: Task[Any], path: str, reference: Any) -> Any:
     """The written submission as the task's validator reads it; a submission that fails it is a bug."""
     errors = Errors()
     submission = task.read_submission(path, reference, errors)
@@ -185,13 +195,14 @@ def read_back(task, path, reference):
     return submission
 
 
-def prepare(argv):
+def prepare(argv: Sequence[str]) -> tuple[Task[Any], dict[str, Any], Any, str, str | None]:
     """(task, given settings, effective settings, data path, --out) of a command line, checked before any work."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--task")
     known, _ = pre.parse_known_args(argv)
     task = tasks.get(known.task) if known.task in tasks.REGISTRY else None
     args = parser(task).parse_args(argv)  # --help, usage errors and unknown ids end here
+    assert task is not None  # parse_args ended a missing or unknown --task
     config = task_config(task.id)
     data_default = config.pop("data", None)
     given = settings_given(task, args)
@@ -206,7 +217,8 @@ def prepare(argv):
     return task, given, settings, data, args.out
 
 
-def score_prediction(task, gold, submission, prediction):
+def score_prediction(task: Task[Any], gold: Any, submission: Any, prediction: Prediction
+                     ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The scores ({"metrics", "per_question"}, empty without gold) and the pipeline's diagnostics."""
     if gold is None:
         return {"metrics": {}, "per_question": {}}, {}
@@ -218,7 +230,7 @@ def score_prediction(task, gold, submission, prediction):
 
 
 @cli
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     task, given, settings, data, out = prepare(argv)
     started = time.time()
@@ -245,7 +257,6 @@ def main(argv=None):
         files = write_run(task, settings, out, prediction, previous)
         submission = read_back(task, files["submission"], reference)
         scored, diagnostics = score_prediction(task, gold, submission, prediction)
-        from .encoders import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
         corpus = corpus or task.source
         per_question = scored["per_question"]
         save_row(out, {

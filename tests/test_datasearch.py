@@ -9,16 +9,16 @@ import tarfile
 
 import pytest
 
-from qa_baseline.datasets import DataFileError, open_collection, read_tables
-from qa_baseline.datasets.readers import decode, sniff_delimiter
-from qa_baseline.datasets.search import MetadataBM25, terms
-from qa_baseline.datasets.sources import safe_name
-from qa_baseline.datasets.table import from_grid, header_rows
+from qa_baseline.collection import DataFileError, open_collection, read_tables
+from qa_baseline.collection.readers import decode, sniff_delimiter
+from qa_baseline.collection.metadata_search import MetadataBM25, terms
+from qa_baseline.collection.sources import safe_name
+from qa_baseline.collection.table import from_grid, header_rows
 from qa_baseline.errors import UserError
-from qa_baseline.metrics import exact_match
+from qa_baseline.scoring.metrics import exact_match
 from qa_baseline.tableqa import question as questions
 from qa_baseline.tableqa.engine import answer
-from qa_baseline.tableqa.text import date_key, number, plain_number
+from qa_baseline.tableqa.terms import date_key, number, plain_number
 
 from conftest import FIXTURES
 

@@ -15,7 +15,7 @@ from qa_baseline import ROOT
 from qa_baseline.errors import UserError
 from qa_baseline.fileio import sha256_file
 from qa_baseline.rankers import make
-from qa_baseline.rankers.text import Text, bigrams, char_units, chars, detect_lang
+from qa_baseline.rankers.tokens import Text, bigrams, char_units, chars, detect_lang
 from qa_baseline.tasks.dbqa import formats as dbqa, pipeline as dbqa_pipeline
 
 EN, ZH = os.path.join(FIXTURES, "dbqa-en.tsv"), os.path.join(FIXTURES, "dbqa-zh.tsv")

@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline.index.dense import build_dense
 from qa_baseline.index.layout import dense_dir
-from qa_baseline.encoders import CrossEncoder, load_encoder
+from qa_baseline.encoders import load_cross_encoder, load_encoder
 from qa_baseline.errors import UserError
 from qa_baseline.retrievers import open_retriever, write_trec_run
 from qa_baseline.retrievers.hybrid import rrf, weighted
@@ -139,7 +139,7 @@ def test_cross_encoder_matches_the_model_card():
     """The model card of cross-encoder/ms-marco-MiniLM-L-12-v2 gives 9.19 and -11.19 (full precision);
     the int8 ONNX model is within 0.2 of both."""
     q = "How many people live in Berlin?"
-    logits = CrossEncoder().score([
+    logits = load_cross_encoder().score([
         (q, "Berlin has a population of 3,520,031 registered inhabitants in an area of 891.82 square kilometers."),
         (q, "New York City is famous for the Metropolitan Museum of Art.")])
     np.testing.assert_allclose(logits, [9.19, -11.19], atol=0.2)

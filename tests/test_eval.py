@@ -1,4 +1,4 @@
-"""trec_eval in Python (qa_baseline/eval.py): hand-computed figures on a tiny run, every measure against
+"""trec_eval in Python (qa_baseline/scoring/trec_eval.py): hand-computed figures on a tiny run, every measure against
 pytrec_eval (trec_eval's own C code) on random runs with ties, unjudged and multi-level judgements, the
 output format, and one-line errors."""
 import math
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import eval as trec, metrics as M
+from qa_baseline.scoring import metrics as M, trec_eval as trec
 from qa_baseline.errors import UserError
 from qa_baseline.retrievers import write_trec_run
 

@@ -116,7 +116,7 @@ def test_a_folder_given_as_the_corpus_or_kb_is_named_as_such(tmp_path):
 
 def test_counts_of_one_are_singular(tmp_path, capsys):
     """Issue 21.9: "1 passage", "1 triple", never "1 passages"."""
-    from qa_baseline.kb.store import build_kb
+    from qa_baseline.index.kb import build_kb
     corpus = tmp_path / "one.jsonl"
     corpus.write_text('{"id": "a", "contents": "alpha"}\n', encoding="utf-8")
     build_bm25(corpus_config(str(corpus)), root=str(tmp_path / "ix"))

@@ -1,4 +1,4 @@
-"""The KBQA baseline: KB store (qa_baseline/kb/store.py), linking, ranking, the kbqa task's input and run."""
+"""The KBQA baseline: KB store (qa_baseline/index/kb.py), linking, ranking, the kbqa task's input and run."""
 import bz2
 import gzip
 import json
@@ -11,8 +11,8 @@ from conftest import FIXTURES, cli
 from qa_baseline.errors import UserError
 from qa_baseline.kb.link import link, one_edit
 from qa_baseline.kb.normalise import base_name, normalise, sound
-from qa_baseline.kb.rank import Ranker, train
-from qa_baseline.kb.store import build_kb, kb_dir, open_kb
+from qa_baseline.kb.predicates import Ranker, train
+from qa_baseline.index.kb import build_kb, kb_dir, open_kb
 
 KB = os.path.join(FIXTURES, "kbqa-tiny.kb")
 ALIASES = os.path.join(FIXTURES, "kbqa-tiny.mention2id")
@@ -92,6 +92,29 @@ def test_kb_in_gbk_names_the_encoding(tmp_path):
     gbk.write_bytes("北京 ||| 简称 ||| 京\n中国 ||| 首都 ||| 北京\n".encode("gbk"))
     with pytest.raises(UserError, match=r"gbk\.kb:1: not UTF-8 \(looks like GBK\) \(fix: save it as UTF-8\)$"):
         build_kb(str(gbk), root=str(tmp_path / "idx"))
+
+
+@pytest.mark.parametrize("line", ["a" * (17 << 20), "北京" * (3 << 20)], ids=["ascii", "chinese"])
+def test_a_line_over_16_mib_stops_the_build_as_every_text_reader_does(tmp_path, line):
+    """Issue 22.5: the store's block-decoded reader holds at most textio.MAX_LINE bytes of a line and stops
+    at a longer one with raw_lines' one-line error (bytes, not characters: 6M Chinese characters are 18 MB)."""
+    big = tmp_path / "big.kb.gz"
+    with gzip.open(big, "wt", encoding="utf-8") as f:
+        f.write("北京 ||| 简称 ||| 京\n" + line + "\n中国 ||| 首都 ||| 北京\n")
+    with pytest.raises(UserError, match=r"big\.kb\.gz:2: a line longer than 16 MiB: not a text file of this task "
+                                        r"\(a binary file, or one without line breaks\?\) \(fix: give the right file\)$"):
+        build_kb(str(big), on_bad_record="skip", root=str(tmp_path / "idx"))
+
+
+def test_damaged_store_is_one_error_line_naming_the_rebuild(tmp_path):
+    """Issue 22.5: the store opens through layout.open_version, as every index does: a damaged database is
+    one error line naming the command that rebuilds it, never a traceback."""
+    folder = build_kb(KB, root=str(tmp_path))
+    with open(os.path.join(os.path.realpath(folder), "kb.sqlite"), "r+b") as f:
+        f.write(b"not a database" * 8)
+    with pytest.raises(UserError, match=r"the KB store at \S+ is damaged or incomplete \(DatabaseError: file is not a "
+                                        r"database\) \(fix: rebuild it with: .* --kb \S+kbqa-tiny\.kb --force\)$"):
+        open_kb(KB, root=str(tmp_path))
 
 
 def test_missing_store_names_the_build_command(tmp_path):

@@ -12,8 +12,9 @@ import subprocess
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import leaderboard as lb
-from qa_baseline import render, report, score, tasks
+from qa_baseline import tasks
+from qa_baseline.reporting import render, report
+from qa_baseline.scoring import leaderboard as lb, score
 
 BOARD = os.path.join(FIXTURES, "leaderboard")
 GOLD, SUBMISSIONS = os.path.join(BOARD, "gold.csv"), os.path.join(BOARD, "submissions")

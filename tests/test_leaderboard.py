@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import leaderboard as lb
-from qa_baseline import score, tasks
+from qa_baseline import tasks
 from qa_baseline.errors import UserError
-from qa_baseline.plot import count_points
-from qa_baseline.significance import holm, randomisation_test
-from qa_baseline.validate import Errors
+from qa_baseline.reporting.plot import count_points
+from qa_baseline.scoring import leaderboard as lb, score
+from qa_baseline.scoring.significance import holm, randomisation_test
+from qa_baseline.scoring.validate import Errors
 from test_report import percentile_ci
 
 BOARD = os.path.join(FIXTURES, "leaderboard")
@@ -283,7 +283,7 @@ def test_plot(tmp_path):
     path = tmp_path / "board.png"
     assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(path)]) == 0
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    from qa_baseline.plot import figure
+    from qa_baseline.reporting.plot import figure
     assert count_points(figure(lb.panels(board()))) == 4  # the four valid teams
     pdf = tmp_path / "board.pdf"
     assert score.main(["--task", "mcqa-en", "--gold", GOLD, "--submissions", SUBMISSIONS, "--plot", str(pdf)]) == 0

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from qa_baseline import metrics as M
+from qa_baseline.scoring import metrics as M
 from qa_baseline.tasks.dbqa import formats as dbqa
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "scoring")

@@ -1,4 +1,4 @@
-"""The figure (plot.py, report.panels, leaderboard.panels): one column (3.3 in) or a page (7 in) wide, entries
+"""The figure (reporting/plot.py, report.panels, leaderboard.panels): one column (3.3 in) or a page (7 in) wide, entries
 in the order of their table, one x-range per measure, chance and answer-nothing lines, nothing cut or
 overlapping however long the labels, the same bytes for the same input."""
 import dataclasses
@@ -11,8 +11,9 @@ from conftest import FIXTURES
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from qa_baseline import leaderboard as lb
-from qa_baseline import plot, report, score, tasks
+from qa_baseline import tasks
+from qa_baseline.reporting import plot, report
+from qa_baseline.scoring import leaderboard as lb, score
 
 PLOT = os.path.join(FIXTURES, "plot")
 QAC_GOLD, QAC_SUBMISSIONS = os.path.join(PLOT, "qac-2-gold.tsv"), os.path.join(PLOT, "qac-2-submissions")

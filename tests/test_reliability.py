@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import encoders, fileio, run as run_module, validate
+from qa_baseline import encoders, fileio, process, run as run_module
 from qa_baseline.config import corpus_config
 from qa_baseline.errors import UserError
 from qa_baseline.fileio import locked, read_json, replace_dir, tidy_dir
 from qa_baseline.index.layout import open_index, read_manifest
 from qa_baseline.index.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
+from qa_baseline.scoring import validate
 from qa_baseline.tasks import dbqa, kbqa, mcqa, openqa
 
 TINY = os.path.join(FIXTURES, "tiny-en.jsonl")
@@ -305,7 +306,7 @@ def test_reading_a_huge_gold_file_stays_within_a_memory_limit(tmp_path):
     sub = tmp_path / "s.txt"
     sub.write_text("x\n")
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-            "from qa_baseline import score; score.main(sys.argv[1:])")
+            "from qa_baseline.scoring import score; score.main(sys.argv[1:])")
     p = subprocess.run([sys.executable, "-c", code, "--task", "kbqa", "--gold", str(big), "--submission", str(sub)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "MemoryError" not in p.stderr, p.stderr[-500:]
@@ -337,7 +338,7 @@ def test_run_folder_keeps_the_users_files_and_drops_the_previous_runs_trace(tiny
     assert sorted(os.listdir(out)) == ["b_en.csv", "notes.txt", "row.json"]
     row = json.loads((out / "row.json").read_text())
     assert row["files"] == {"submission": str(out / "b_en.csv")}
-    assert row["threads"] == encoders.threads()  # QA_BASELINE_THREADS, else the cores
+    assert row["threads"] == process.threads()  # QA_BASELINE_THREADS, else the cores
 
 
 def test_a_run_waits_for_another_writing_the_same_folder(tiny_index, tmp_path):
@@ -364,7 +365,7 @@ def test_same_stem_other_data_never_overwrites_a_run(tiny_index, tmp_path, monke
     y.mkdir()
     shutil.copy(MCQA, x / "test.csv")
     (y / "test.csv").write_text(open(MCQA).read().replace(",A\n", ",B\n"))
-    monkeypatch.setattr("qa_baseline.rows.RUNS", str(tmp_path / "runs"))
+    monkeypatch.setattr("qa_baseline.reporting.rows.RUNS", str(tmp_path / "runs"))
     run_module.main(["--task", "mcqa-en", "--corpus", TINY, "--data", str(x / "test.csv")])
     folder = tmp_path / "runs" / "mcqa-en" / "test--tiny-en--bm25"
     before = (folder / "row.json").read_text()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import render, report
+from qa_baseline.reporting import render, report
 from qa_baseline.errors import UserError
 from qa_baseline.tasks.mcqa import formats as mcqa
 
@@ -31,7 +31,7 @@ def save(folder, rows):
 
 def percentile_ci(values, resamples=1000, seed=0):
     """The 95% percentile bootstrap interval computed here, not by the code under test: the resampled question
-    indices drawn at once by numpy's default_rng(SEED) (the same stream significance.py draws 100 rows at a
+    indices drawn at once by numpy's default_rng(SEED) (the same stream scoring/significance.py draws 100 rows at a
     time), the 2.5th and 97.5th percentiles of the resampled means."""
     values = np.asarray(values, dtype=float)
     indices = np.random.default_rng(seed).integers(0, len(values), size=(resamples, len(values)))
@@ -230,7 +230,7 @@ def test_plot_with_a_leaderboard(tmp_path):
     figure = tmp_path / "overview.png"
     assert report.main([runs, "--plot", str(figure), "--leaderboard", str(board)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
-    from qa_baseline.plot import count_points, figure as draw
+    from qa_baseline.reporting.plot import count_points, figure as draw
     recs = report.records(report.load_rows(runs))
     panels = report.panels(recs, [str(board)])
     # mcqa-en / set_1.csv: the two runs and team-a (the leaderboard's baseline is the runs' own); dbqa: MRR only

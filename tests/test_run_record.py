@@ -109,3 +109,15 @@ def test_two_reruns_of_one_command_are_one_row_of_the_report(tiny_cfg, index_roo
 def test_report_of_a_missing_folder(tmp_path):
     p = cli("report", str(tmp_path / "nowhere"))
     assert p.returncode == 2 and p.stderr.startswith(f"error: {tmp_path / 'nowhere'}: no such folder (fix: ")
+
+
+def test_a_short_answer_task_without_a_corpus_is_one_line(tmp_path):
+    """openqa-en and qac open their corpus through Task.open: no corpus is one error line, not a traceback."""
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "openqa-en.yaml").write_text("passages: 10\n")  # a task config without `corpus:`
+    data = tmp_path / "q.xml"
+    data.write_text('<QAPair id="1"><question>Who?</question><answer>a</answer></QAPair>\n', encoding="utf-8")
+    p = cli("run", "--task", "openqa-en", "--data", str(data), "--out", str(tmp_path / "run"),
+            env={"QA_BASELINE_CONFIGS": str(tmp_path)})
+    assert p.returncode == 2 and p.stderr.strip() == ("error: task openqa-en: no corpus (fix: give --corpus "
+                                                      "NAME|PATH, or `corpus:` in its task config)"), p.stderr

@@ -15,7 +15,8 @@ import pytest
 from conftest import FIXTURES, cli, session_folder
 from qa_baseline import jvm
 from qa_baseline.config import corpus_config
-from qa_baseline.encoders import load_encoder, model_checksum
+from qa_baseline.encoders import load_encoder
+from qa_baseline.encoders.onnx_export import model_checksum
 from qa_baseline.errors import UserError
 from qa_baseline.index.dense import build_dense
 from qa_baseline.index.lucene import build_bm25, run_anserini

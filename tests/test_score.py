@@ -6,15 +6,15 @@ import re
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import score as score_cli
 from qa_baseline.errors import UserError
+from qa_baseline.scoring import score as score_cli
+from qa_baseline.scoring.validate import Errors, Invalid, check
 from qa_baseline.tasks.datasearch import formats as datasearch
 from qa_baseline.tasks.dbqa import formats as dbqa
 from qa_baseline.tasks.kbqa import formats as kbqa
 from qa_baseline.tasks.mcqa import formats as mcqa
 from qa_baseline.tasks.openqa import formats as openqa
 from qa_baseline.tasks.qac import formats as qac
-from qa_baseline.validate import Errors, Invalid, check
 
 
 
@@ -199,7 +199,7 @@ def test_a_file_in_another_encoding_is_one_problem_naming_it(tmp_path, codec):
     with pytest.raises(UserError, match=rf"gold.txt:1: not UTF-8 \(looks like {re.escape(NAMES[codec])}\) "
                                         r"\(fix: save it as UTF-8\)$"):
         kbqa.read_gold(str(gold_path))
-    csv = tmp_path / "data.csv"  # a data file read through fileio.text_lines: the same one line
+    csv = tmp_path / "data.csv"  # a data file read through textio.text_lines: the same one line
     csv.write_bytes(f'1,"{question}","a","b","c","d",A\n'.encode(codec))
     with pytest.raises(UserError, match=rf"data.csv:1: not UTF-8 \(looks like {re.escape(NAMES[codec])}\)"):
         mcqa.read(str(csv))
@@ -361,3 +361,19 @@ def test_cli_exit_codes(tmp_path):
     assert cli("score", "--task", "qac-1", "--gold", fixture("qac.tsv"), "--submission", good).returncode == 1
     assert cli("score", "--task", "dbqa", "--gold", fixture("dbqa.tsv"), "--submission", good,
                "--gold", fixture("dbqa.tsv"), "--submission", good).returncode == 2
+
+
+BOARD = os.path.join(FIXTURES, "leaderboard")
+
+
+@pytest.mark.parametrize("args", [("score", "--help"), ("report", "--help"), ("eval", "--help"),
+                                  ("score", "--task", "mcqa-en", "--gold", os.path.join(BOARD, "gold.csv"),
+                                   "--submissions", os.path.join(BOARD, "submissions"))])
+def test_scoring_and_reporting_import_no_retrieval_engine(args):
+    """score, report and eval (qa_baseline/scoring, qa_baseline/reporting) import neither torch nor pyserini nor
+    the JVM bridge: what a light scorer install leaves out."""
+    p = cli(*args, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    assert "qa_baseline.scoring" in imported  # the profile was read
+    assert not {name for name in imported if name.split(".")[0] in ("torch", "pyserini", "jnius")}

@@ -3,15 +3,19 @@
 One stage, independent of any task's formats: given a question, its retrieved passages (`Passage`: docid,
 title, text, retrieval score, best first) and the language, `Extractor.candidates` returns the answer
 candidates with their features (candidates.py: spaCy/GiNZA entities, noun phrases and rule-based numbers;
-types.py: the expected answer type; features.py: support, type match, closeness, merged by
-`metrics.normalize`); `rank.AnswerModel` ranks them (rule or learned scorer) and decides whether the question
-has an answer and how long its answer list is. `passages.PassageStore` gives any retriever's hits their
-text. Each distinct passage is parsed once per Extractor."""
-from ..metrics import normalize
+answer_types.py: the expected answer type; features.py: support, type match, closeness, merged by
+`metrics.normalize`); `scorers.AnswerModel` ranks them (rule or learned scorer) and decides whether the
+question has an answer and how long its answer list is. `passages.PassageStore` gives any retriever's hits
+their text. Each distinct passage is parsed once per Extractor."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..scoring.metrics import normalize
 from . import features
 from .candidates import Parser
 from .features import Candidate, Passage
-from .types import answer_type, choices
+from .answer_types import AnswerType, answer_type, choices
 
 __all__ = ["Extractor", "Passage", "Candidate", "answer_in_passages", "answer_in_candidates"]
 
@@ -19,15 +23,15 @@ CONTEXT_WEIGHT = 0.5  # weight of a context word (an earlier question of a serie
 
 
 class Extractor:
-    def __init__(self, lang, model=None, max_chars=None):
+    def __init__(self, lang: str, model: str | None = None, max_chars: int | None = None) -> None:
         self.lang = lang
         self.parser = Parser(lang, model, **({"max_chars": max_chars} if max_chars else {}))
 
-    def parse(self, passages, progress=False):
+    def parse(self, passages: Iterable[Passage], progress: bool = False) -> None:
         """Parse the given passages now (in batches, with a progress bar): candidates() then finds them."""
         self.parser.parse(passages, progress)
 
-    def question_keys(self, question, context=""):
+    def question_keys(self, question: str, context: str = "") -> tuple[dict[str, float], dict[str, int], str]:
         """({content-word key: weight}, {key: side of the wh-word}, the wh-phrase's case marker): the
         question's words weigh 1, words only in CONTEXT CONTEXT_WEIGHT."""
         words, sides, marker = self.parser.question(question)
@@ -37,7 +41,8 @@ class Extractor:
                 keys.setdefault(k, CONTEXT_WEIGHT)
         return keys, sides, marker
 
-    def candidates(self, question, passages, context="", atype=None):
+    def candidates(self, question: str, passages: Sequence[Passage], context: str = "",
+                   atype: AnswerType | None = None) -> list[Candidate]:
         """Candidates of QUESTION from PASSAGES (ranked Passage list), best first by evidence. CONTEXT (earlier
         questions and answers of a series) adds words to match and strings that are no answers; ATYPE
         overrides the expected answer type."""
@@ -48,17 +53,17 @@ class Extractor:
                                    marker, choices(question, self.lang))
 
 
-def _spellings(gold):
+def _spellings(gold: Iterable[Iterable[str]]) -> set[str]:
     return {normalize(s) for answer in gold for s in answer} - {""}
 
 
-def answer_in_passages(passages, gold):
+def answer_in_passages(passages: Iterable[Passage], gold: Iterable[Iterable[str]]) -> float:
     """1 when a gold spelling occurs in one of the passages' normalised text (the retrieval ceiling)."""
     keys = _spellings(gold)
     return float(any(k in normalize(p.text) for p in passages for k in keys))
 
 
-def answer_in_candidates(cands, gold):
+def answer_in_candidates(cands: Iterable[Candidate], gold: Iterable[Iterable[str]]) -> float:
     """1 when a gold spelling is one of the candidates (the extraction ceiling)."""
     keys = _spellings(gold)
     return float(any(c.key in keys for c in cands))

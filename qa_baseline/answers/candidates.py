@@ -12,13 +12,16 @@ A mention is a span of a sentence that could be a short answer:
 - `num`: a number, date or quantity with its unit found by rule (`numbers.spans`).
 Words are the keys the closeness of a mention to the question's words is measured with: the lower-cased
 lemma of each content word ("" for stop words and punctuation)."""
+from __future__ import annotations
+
 import bisect
 import re
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from . import models, numbers
+from . import numbers, spacy_models
 
 MAX_CHARS = 4000  # a passage is parsed up to this many characters (the rest is not searched for answers)
 _CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM", "X", "ADV"}
@@ -41,11 +44,11 @@ class Mention(NamedTuple):
 
 class Sentence(NamedTuple):
     text: str
-    words: tuple      # content-word keys, "" for the others
-    mentions: tuple   # Mention
+    words: tuple[str, ...]      # content-word keys, "" for the others
+    mentions: tuple[Mention, ...]
 
 
-def word_key(token):
+def word_key(token: Any) -> str:
     """The matching key of a token: its lower-cased lemma for content words, "" otherwise."""
     if token.is_punct or token.is_space or token.is_stop or token.pos_ not in _CONTENT_POS:
         return ""
@@ -159,10 +162,10 @@ def _phrases(sent):
             yield span
 
 
-def sentence_mentions(sent, lang):
+def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
     """The mentions of one spaCy sentence span, de-duplicated on (start, end, label), in order."""
     base = sent.start
-    found = {}
+    found: dict[tuple[int, int, str], Mention] = {}
 
     def add(span, label, kind):
         if span is None or not span.text.strip() or all(t.is_stop and not t.like_num or t.is_punct or t.is_space
@@ -198,7 +201,7 @@ def sentence_mentions(sent, lang):
     return tuple(sorted(found.values(), key=lambda m: (m.start, m.end, m.label)))
 
 
-def parse_doc(doc, lang):
+def parse_doc(doc: Any, lang: str) -> tuple[Sentence, ...]:
     """A spaCy Doc as a tuple of Sentences."""
     return tuple(Sentence(s.text, tuple(word_key(t) for t in s), sentence_mentions(s, lang)) for s in doc.sents)
 
@@ -225,12 +228,12 @@ def _case_marker(doc, wh, lang):
 class Parser:
     """Parses passages of one language, each passage id once per Parser (the cache lives as long as it)."""
 
-    def __init__(self, lang, model=None, max_chars=MAX_CHARS, batch_size=32):
-        self.lang, self.nlp = lang, models.load(lang, model)
+    def __init__(self, lang: str, model: str | None = None, max_chars: int = MAX_CHARS, batch_size: int = 32) -> None:
+        self.lang, self.nlp = lang, spacy_models.load(lang, model)
         self.max_chars, self.batch_size = max_chars, batch_size
-        self.cache = {}
+        self.cache: dict[str, tuple[Sentence, ...]] = {}
 
-    def question(self, text):
+    def question(self, text: str) -> tuple[set[str], dict[str, int], str]:
         """The question's content-word keys (a set) and the side of the wh-word each is on: {key: +1 before
         it, -1 after it} (empty when the question has no wh-word)."""
         doc = self.nlp(text)
@@ -240,9 +243,9 @@ class Parser:
         sides = {} if wh is None else {k: 1 if i < wh else -1 for i, k in enumerate(keys) if k}
         return {k for k in keys if k}, sides, _case_marker(doc, wh, self.lang)
 
-    def parse(self, passages, progress=False):
+    def parse(self, passages: Iterable[Any], progress: bool = False) -> dict[str, tuple[Sentence, ...]]:
         """Parse the passages not parsed yet (PASSAGES: objects with docid and text); returns the cache."""
-        todo = {}
+        todo: dict[str, str] = {}
         for p in passages:
             if p.docid not in self.cache and p.docid not in todo:
                 todo[p.docid] = p.text[:self.max_chars]

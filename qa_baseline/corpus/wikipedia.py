@@ -8,12 +8,17 @@ Only namespace-0 articles are kept; redirects are skipped. Wikitext is turned in
 Passage ids are `{page_id}-{n}`, n counting an article's passages from 0, like the `pageid-n` ids of the
 pre-extracted Wikipedia JSON-lines corpora; page ids are unique in a dump, so these ids are too (UNIQUE_IDS).
 The title is its own field, not prepended to the text."""
+from __future__ import annotations
+
 import html
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Any
 
-from ..errors import UserError
-from ..fileio import READ_ERRORS, open_binary
+from ..errors import Problems, UserError
+from ..textio import READ_ERRORS, open_binary
+from . import Passage, Where
 
 UNIQUE_IDS = True
 
@@ -88,7 +93,7 @@ def _dropped_section(title):
     return all(part.rstrip("s") in _DROP_SECTIONS for part in _AND.split(title.lower()) if part)
 
 
-def clean_wikitext(text):
+def clean_wikitext(text: str) -> str:
     """Wikitext -> plain text: one paragraph per line group, paragraphs separated by a blank line.
 
     Headings end a paragraph and are not kept; References/See also/... sections are dropped whole."""
@@ -105,7 +110,9 @@ def clean_wikitext(text):
     text = _LEFTOVER.sub("", text)
     text = _HTML_TAG.sub("", _BR.sub(" ", text))
     text = _SPACES.sub(" ", html.unescape(text))
-    paragraphs, para, skip_level = [], [], 0
+    paragraphs: list[str] = []
+    para: list[str] = []
+    skip_level = 0
     for line in text.split("\n"):
         h = _HEADING.match(line) if line.startswith("=") else None
         if h:
@@ -133,7 +140,7 @@ def _passages(text, split, words, min_chars):
     return [p for p in paragraphs if p and len(p) >= min_chars]
 
 
-def read(src, problems):
+def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
     path = src["file"]
     split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
     if split not in ("paragraph", "words"):

@@ -5,7 +5,11 @@ BM25 (Lucene, `index/lucene.py`) is always built; dense indexes (`index/dense.py
 ENCODER` and for the encoders the corpus config lists under `dense:` (unless `--no-dense`). Every build is
 skipped when its index is up to date. `--ray [auto|ADDRESS]` builds on a Ray cluster (the `scale` extra): BM25
 in parallel tasks merged into one index (`index/merge.py`), dense vectors by an actor pool (`index/distributed.py`)."""
+from __future__ import annotations
+
 import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..analysis import ANALYZERS
 from ..config import DEFAULT_ANALYZER, corpus_config, known_corpora
@@ -13,7 +17,7 @@ from ..errors import UserError, cli
 from .lucene import build_bm25
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m qa_baseline.index", description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", action="append", default=[],
                     help=f"corpus config name ({', '.join(known_corpora())}) or a corpus file; repeatable")
@@ -52,7 +56,7 @@ def parser():
     return ap
 
 
-def encoders_wanted(cfg, args):
+def encoders_wanted(cfg: dict[str, Any], args: argparse.Namespace) -> list[str | None]:
     """The dense encoders to build for this corpus: none with --no-dense; else the config's, plus --dense."""
     if args.no_dense:
         return []
@@ -64,7 +68,7 @@ def encoders_wanted(cfg, args):
     return encoders
 
 
-def on_ray(args):
+def on_ray(args: argparse.Namespace) -> tuple[int | None, Callable[..., Any] | None, Callable[..., int] | None]:
     """(BM25 parts, indexer, encode) for lucene.build_bm25 and dense.build_dense: on the Ray cluster of --ray,
     else (--threads, None, None): in this process."""
     if not args.ray:
@@ -82,7 +86,7 @@ def on_ray(args):
 
 
 @cli
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if not args.corpus and not args.kb:
         raise UserError("give --corpus NAME|PATH (a passage index) or --kb FILE (a KB store)")
@@ -100,7 +104,7 @@ def main(argv=None):
         if unused:
             raise UserError(f"{unused[0]} goes with --corpus (a passage index), not with --kb alone")
     if args.kb:
-        from ..kb.store import build_kb
+        from .kb import build_kb
         build_kb(args.kb, args.mention2id, args.on_bad_record, args.force, name=args.name)
     threads, indexer, encode = on_ray(args) if args.corpus else (None, None, None)
     for name in args.corpus:

@@ -14,22 +14,25 @@ efConstruction=80, efSearch=128); `ivfpq` (nlist about 4 sqrt(n), dim/8 sub-quan
 nprobe=16, trained on an evenly spaced sample of about 64 x nlist vectors, k-means seed fixed). `auto`
 picks flat up to 1M passages, hnsw up to 5M, ivfpq above (memory: flat and hnsw keep 4 x dim bytes per
 passage in RAM, hnsw 256 more for its graph, ivfpq about dim/8 + 8)."""
+from __future__ import annotations
+
 import glob
 import json
 import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..analysis import ANALYZERS
 from ..corpus import read_corpus
-from ..encoders import DEFAULTS, decides, load_encoder, resolve
+from ..encoders import DEFAULTS, Encoder, decides, load_encoder, resolve
 from ..errors import Problems, UserError
-from ..hints import dense_time
-from ..render import plural
+from ..hints import dense_time, plural
 from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
 from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_owner, dense_dir, faiss_module,
                      fingerprint, partial_dir, passage_text, read_manifest)
@@ -37,7 +40,7 @@ from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_ow
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
 
 
-def choose_type(kind, n):
+def choose_type(kind: str, n: int) -> str:
     if kind == "auto":
         return "flat" if n <= 1_000_000 else "hnsw" if n <= 5_000_000 else "ivfpq"
     if kind == "ivfpq" and n < 10_000:
@@ -46,11 +49,11 @@ def choose_type(kind, n):
     return kind
 
 
-def shard_files(folder):
+def shard_files(folder: str) -> list[str]:
     return sorted(glob.glob(os.path.join(folder, "shards", "*.npy")))
 
 
-def build_faiss(kind, dim, vectors, n):
+def build_faiss(kind: str, dim: int, vectors: Callable[[], Iterable[np.ndarray]], n: int) -> Any:
     """A faiss index over the float32 matrices that VECTORS() yields (twice for ivfpq: train, then add)."""
     faiss = faiss_module()
     if kind == "flat":
@@ -70,10 +73,11 @@ def build_faiss(kind, dim, vectors, n):
     return index
 
 
-def corpus_shards(cfg, shard_size, problems):
+def corpus_shards(cfg: dict[str, Any], shard_size: int, problems: Problems) -> Iterator[tuple[int, list[dict[str, str]]]]:
     """(shard number, passages) of the corpus cut into shards of SHARD_SIZE passages in corpus order: the
     numbering every encoding route (here or on Ray) shares, so that their shards are interchangeable."""
-    shard, batch = 0, []
+    shard = 0
+    batch: list[dict[str, str]] = []
     for p in read_corpus(cfg, problems):
         batch.append(p)
         if len(batch) == shard_size:
@@ -83,11 +87,11 @@ def corpus_shards(cfg, shard_size, problems):
         yield shard, batch
 
 
-def shard_done(folder, shard):
+def shard_done(folder: str, shard: int) -> bool:
     return os.path.exists(os.path.join(folder, "shards", f"{shard:05d}.npy"))
 
 
-def write_shard(folder, shard, passages, vectors):
+def write_shard(folder: str, shard: int, passages: Iterable[dict[str, str]], vectors: np.ndarray) -> None:
     """Save one encoded shard: NNNNN.jsonl (id and title per row), then NNNNN.npy (float32 vectors), written
     last so that its presence marks the shard done."""
     base = os.path.join(folder, "shards", f"{shard:05d}")
@@ -97,7 +101,7 @@ def write_shard(folder, shard, passages, vectors):
         np.save(f, vectors)
 
 
-def passage_count(cfg, folder):
+def passage_count(cfg: dict[str, Any], folder: str) -> int:
     """The passages of the corpus, for the progress of its encoding into FOLDER (its `.dense-ENCODER.partial`
     beside the BM25 indexes): as a BM25 index of the same files there counted them (any analyzer), else counted
     by reading the corpus (seconds, against the minutes or hours of encoding)."""
@@ -109,7 +113,8 @@ def passage_count(cfg, folder):
     return sum(1 for _ in read_corpus(cfg, Problems("skip")))
 
 
-def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True):
+def encode_shards(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size: int, problems: Problems,
+                  progress: bool = True) -> int:
     """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles) in this process, skipping
     finished shards. Holds one shard of passages and vectors in memory at a time; returns the passage count.
     (index/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
@@ -127,8 +132,9 @@ def encode_shards(cfg, encoder, folder, shard_size, problems, progress=True):
     return count
 
 
-def build_dense(cfg, encoder_name=None, faiss_type="auto", shard_size=SHARD_SIZE, on_bad_record="stop",
-                force=False, root=None, encode=None):
+def build_dense(cfg: dict[str, Any], encoder_name: str | None = None, faiss_type: str = "auto",
+                shard_size: int = SHARD_SIZE, on_bad_record: str = "stop", force: bool = False,
+                root: str | None = None, encode: Callable[..., int] | None = None) -> str:
     """Build (or find up to date, or resume) the dense index of a corpus with an encoder; returns its folder.
     ENCODE: what encodes the shards, with encode_shards's arguments and result (default: encode_shards).
     The build holds the folder's lock (a second build of it waits: both would write the same .partial

@@ -20,21 +20,30 @@ at the missing shards, and the result equals a local build (tests/test_scale.py)
 Nothing but the corpus files needs to be on this machine only: vectors come back through Ray's object store,
 so the workers need no shared file system, just the same project and encoder installed (`make install`,
 `pip install ".[scale]"`)."""
+from __future__ import annotations
+
 import os
 import sys
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import ray
+
+from ..hints import requires
+
+ray = requires("scale", "ray")  # the scale extra: Ray Data (and pyarrow)
+import pyarrow as pa  # noqa: E402
 from ray.data import ActorPoolStrategy, DataContext
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ..config import known_encoders
-from ..encoders import load_encoder
+from ..encoders import Encoder, load_encoder
 from ..errors import Problems, UserError
-from ..render import plural
+from ..hints import plural
+from ..process import environment
 from ..progress import tqdm
 from .dense import corpus_shards, passage_count, shard_done, write_shard
 from .layout import passage_text
@@ -42,7 +51,7 @@ from .layout import passage_text
 GPU_BATCH = 256  # texts per forward pass on a GPU (CPU actors use the encoder's own, as a local build does)
 
 
-def connect(address="auto"):
+def connect(address: str = "auto") -> ModuleType:
     """Ray, connected: `auto` joins the cluster in RAY_ADDRESS or the one `ray start` runs on this machine, else
     starts a local one; any other ADDRESS (HOST:PORT, ray://HOST:PORT) joins that cluster."""
     import logging
@@ -59,15 +68,17 @@ def connect(address="auto"):
     return ray
 
 
-def worker_env(device, threads, extra=None):
-    """Environment of the encoding actors: this machine's qa_baseline and Hugging Face settings, the device
-    and the threads of each actor, then EXTRA."""
-    keep = {k: v for k, v in os.environ.items() if k.startswith("QA_BASELINE_") or k.endswith("_OFFLINE")}
-    return {"HF_HUB_DISABLE_PROGRESS_BARS": "1", **keep, "QA_BASELINE_DEVICE": device,  # no bar per actor
-            "QA_BASELINE_THREADS": str(threads), **(extra or {})}
+def worker_env(device: str, threads: int, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment of the encoding actors and indexing tasks: this machine's qa_baseline, Hugging Face and
+    Ray-signal settings (a task runs Anserini's JVM in the worker: qa_baseline/__init__.py), the device and the
+    threads of each actor, then EXTRA."""
+    keep = {k: v for k, v in os.environ.items() if k.startswith("QA_BASELINE_") or k.endswith("_OFFLINE")
+            or k == "RAY_DISABLE_FAILURE_SIGNAL_HANDLER"}
+    return {"HF_HUB_DISABLE_PROGRESS_BARS": "1", **keep, **environment(device, threads),  # no bar per actor
+            **(extra or {})}
 
 
-def plan(actors=None, cpus=1):
+def plan(actors: int | None = None, cpus: int = 1) -> tuple[int, dict[str, int], str]:
     """(actors, resources per actor, device) on this cluster: one GPU per actor when it has GPUs, else CPUS."""
     total = ray.cluster_resources()
     if cpus < 1:
@@ -83,12 +94,12 @@ def plan(actors=None, cpus=1):
     return actors or have // cpus, {"num_cpus": cpus}, "cpu"
 
 
-def encoder_source(encoder):
+def encoder_source(encoder: Encoder) -> str:
     """What loads ENCODER on another machine: its config name, else its folder or model id."""
     return encoder.name if encoder.name in known_encoders() else encoder.cfg["model"]
 
 
-def probe(source, lang):
+def probe(source: str, lang: str) -> dict[str, Any]:
     """Load the encoder here (a Ray task on one node): {"decides", "spec"} or {"error"}."""
     try:
         encoder = load_encoder(source, lang)
@@ -97,12 +108,12 @@ def probe(source, lang):
         return {"error": str(e)}
 
 
-def first_line(e):
+def first_line(e: BaseException) -> str:
     cause = getattr(e, "cause", None)
     return str(cause if cause is not None else e).strip().splitlines()[-1 if cause is None else 0]
 
 
-def preflight(encoder, lang, resources, env):
+def preflight(encoder: Encoder, lang: str, resources: dict[str, int], env: dict[str, str]) -> list[dict[str, Any]]:
     """Load the encoder on every node that can host an actor, before any work; a UserError naming the node
     when one cannot load it or loads another model. Returns the nodes' encoder specs (Encoder.spec: with
     the engine's precision and versions there, e.g. fp16 on GPUs)."""
@@ -117,7 +128,8 @@ def preflight(encoder, lang, resources, env):
         **resources, max_retries=0, runtime_env={"env_vars": env},
         scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(encoder_source(encoder), lang)
         for n in nodes}
-    expected, specs = encoder.decides(), []
+    expected = encoder.decides()
+    specs: list[dict[str, Any]] = []
     for node, ref in refs.items():
         try:
             result = ray.get(ref)
@@ -137,13 +149,13 @@ def preflight(encoder, lang, resources, env):
 class Tally:
     """A Ray actor that keeps what the read task counted (passages, shards, bad records) for the driver."""
 
-    def __init__(self):
-        self.counts = None
+    def __init__(self) -> None:
+        self.counts: dict[str, Any] | None = None
 
-    def put(self, counts):
+    def put(self, counts: dict[str, Any]) -> None:
         self.counts = counts
 
-    def get(self):
+    def get(self) -> dict[str, Any] | None:
         return self.counts
 
 
@@ -152,22 +164,23 @@ class CorpusSource(Datasource):
     with the local reader (same passages, numbering and bad-record policy as a local build) and yields one
     row per shard still to encode: shard, ids, titles, texts (passage_text), the last three as lists."""
 
-    def __init__(self, cfg, shard_size, done, policy, tally):
+    def __init__(self, cfg: dict[str, Any], shard_size: int, done: set[int], policy: str, tally: Any) -> None:
         super().__init__()
         self.cfg, self.shard_size, self.done, self.policy, self.tally = cfg, shard_size, done, policy, tally
 
     @property
-    def supports_distributed_reads(self):
+    def supports_distributed_reads(self) -> bool:
         return False  # read on the driver's node
 
-    def estimate_inmemory_data_size(self):
+    def estimate_inmemory_data_size(self) -> int | None:
         return None
 
-    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
+                       data_context: Any = None) -> list[Any]:
         meta = BlockMetadata(num_rows=None, size_bytes=None, input_files=None, exec_stats=None)
         return [ReadTask(self.read, meta, per_task_row_limit=per_task_row_limit)]
 
-    def read(self):
+    def read(self) -> Iterator[Any]:
         problems = Problems(self.policy)
         passages = shards = 0
         for shard, batch in corpus_shards(self.cfg, self.shard_size, problems):
@@ -185,20 +198,20 @@ class ShardEncoder:
     shard), each as a local build encodes it (Encoder.encode over the whole shard); returns shard, ids,
     titles and the float32 vectors as bytes."""
 
-    def __init__(self, source, lang, batch_size=None):
+    def __init__(self, source: str, lang: str, batch_size: int | None = None) -> None:
         self.encoder = load_encoder(source, lang)
         self.batch_size = batch_size
 
-    def __call__(self, batch):
+    def __call__(self, batch: Any) -> Any:
         vectors = [self.encoder.encode(texts, batch_size=self.batch_size).tobytes()
                    for texts in batch["texts"].to_pylist()]
         return pa.table({"shard": batch["shard"], "ids": batch["ids"], "titles": batch["titles"],
                          "vectors": pa.array(vectors, type=pa.large_binary())})
 
 
-def ray_error(e):
+def ray_error(e: BaseException | None) -> UserError | None:
     """A UserError raised on a worker (a bad corpus record), found inside Ray's wrappers; else None."""
-    seen = set()
+    seen: set[int] = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
         if isinstance(e, UserError) and not isinstance(e, ray.exceptions.RayError):
@@ -207,24 +220,26 @@ def ray_error(e):
     return None
 
 
-def ray_encoder(address="auto", actors=None, cpus=1, env=None, actor=ShardEncoder):
+def ray_encoder(address: str = "auto", actors: int | None = None, cpus: int = 1, env: dict[str, str] | None = None,
+                actor: type = ShardEncoder) -> Callable[..., int]:
     """A drop-in for dense.encode_shards that encodes on Ray (see the module's docstring). ADDRESS: the
     cluster (connect); ACTORS: pool size; CPUS: CPUs (threads) per CPU actor; ENV: more environment for the
     workers; ACTOR: the map_batches class (ShardEncoder)."""
 
-    def encode(cfg, encoder, folder, shard_size, problems, progress=True):
+    def encode(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size: int, problems: Problems,
+               progress: bool = True) -> int:
         connect(address)
         size, resources, device = plan(actors, cpus)
         env_vars = worker_env(device, cpus, env)
         specs = preflight(encoder, cfg["lang"], resources, env_vars)
         nodes = len(specs)
         if specs and specs[0] != encoder.spec():  # the manifest names the engine that made the vectors
-            encoder.spec = lambda: specs[0]
+            encoder.spec = lambda: specs[0]  # type: ignore[method-assign]
         os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
         done = {int(f[:-len(".npy")]) for f in os.listdir(os.path.join(folder, "shards")) if f.endswith(".npy")}
         print(f"Ray: encoding with {size} {device.upper()} actor{'s' * (size > 1)} on {nodes} node"
               f"{'s' * (nodes > 1)} ({resources}); {plural(len(done), 'shard')} already done", file=sys.stderr)
-        tally = ray.remote(num_cpus=0)(Tally).remote()
+        tally: Any = ray.remote(num_cpus=0)(Tally).remote()
         # a block per shard: Ray Data would otherwise pack the read's rows into blocks of up to 128 MB, and a
         # block goes to one actor; then a shard per call (batch_size=1 row), on whichever actor is free
         DataContext.get_current().target_max_block_size = 1

@@ -16,25 +16,30 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from ..analysis import ANALYZERS
 from ..config import WORKSPACE
 from ..errors import UserError
-from ..fileio import CONTROL, locked, read_json, sha256_file, stem, tidy_dir
-from ..hints import DENSE_RATE, command, dense_time, reinstall
+from ..fileio import locked, read_json, sha256_file, tidy_dir
+from ..hints import DENSE_RATE, command, dense_time, requires
+from ..process import threads
+from ..textio import CONTROL, stem
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
 SHARD_SIZE = 8192  # passages per encoded shard of a dense index (--shard-size)
+T = TypeVar("T")
 
 
-def indexes_root():
+def indexes_root() -> str:
     """Where indexes live: $QA_BASELINE_INDEXES, else indexes/ in the workspace (the project's checkout, or
     the current folder for an installed package; beside runs/)."""
     return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(WORKSPACE, "indexes")
 
 
-def file_index_name(path):
+def file_index_name(path: str) -> str:
     """The name of the index or store of a corpus or KB FILE: the file's name plus a short checksum of its
     absolute path (`a/kb.txt` -> `kb-3f2a9c1d`), so that files of one name in different folders never share
     an index, and a run finds the index built from its own file by the same rule."""
@@ -42,7 +47,7 @@ def file_index_name(path):
     return f"{stem(path)}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
 
 
-def check_index_name(name, what="--name"):
+def check_index_name(name: str, what: str = "--name") -> str:
     """NAME as a plain folder name for an index (`--name`), else a UserError."""
     if not name or name in (".", "..") or name.startswith(".") or os.sep in name or "\\" in name \
             or CONTROL.search(name):
@@ -51,70 +56,74 @@ def check_index_name(name, what="--name"):
     return name
 
 
-def corpus_home(cfg, root=None):
+def corpus_home(cfg: dict[str, Any], root: str | None = None) -> str:
     """The folder of a corpus's indexes: INDEXES/NAME for a corpus config, INDEXES/FILE-CHECKSUM (or --name)
     for a corpus file (config.corpus_config sets cfg["index"])."""
     return os.path.join(root or indexes_root(), cfg.get("index") or cfg["name"])
 
 
-def bm25_dir(cfg, analyzer=None, root=None, built=False):
+def bm25_dir(cfg: dict[str, Any], analyzer: str | None = None, root: str | None = None, built: bool = False) -> str:
     """INDEXES/CORPUS/bm25-ANALYZER; BUILT: where a run finds it (built_dir)."""
     sub = f"bm25-{analyzer or cfg['analyzer']}"
     return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
 
 
-def dense_dir(cfg, encoder_name, root=None, built=False):
+def dense_dir(cfg: dict[str, Any], encoder_name: str, root: str | None = None, built: bool = False) -> str:
     """INDEXES/CORPUS/dense-ENCODER; BUILT: where a run finds it (built_dir)."""
     sub = f"dense-{encoder_name}"
     return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
 
 
-def _built_from(manifest):
+def built_from(manifest: dict[str, Any]) -> list[str | None]:
+    """The source files an index's MANIFEST says it was built from."""
     return [s.get("file") for s in manifest.get("sources") or []]
 
 
-def built_dir(cfg, sub, root=None):
+def entries(folder: str) -> list[str]:
+    """The names in FOLDER that are not hidden (versions, locks and builds in progress are), sorted; [] when
+    FOLDER cannot be listed."""
+    try:
+        return sorted(e for e in os.listdir(folder) if not e.startswith("."))
+    except OSError:
+        return []
+
+
+def found_or_own(own: str, folders: Iterable[str], built_here: Callable[[dict[str, Any]], bool]) -> str:
+    """The index a run opens: OWN when it exists; else the first of FOLDERS whose manifest BUILT_HERE accepts
+    (an index of the same file built under another name); else OWN."""
+    if os.path.lexists(own):
+        return own
+    return next((folder for folder in folders if built_here(read_manifest(folder))), own)
+
+
+def built_dir(cfg: dict[str, Any], sub: str, root: str | None = None) -> str:
     """The index SUB (`bm25-default`, `dense-minilm`) a run opens: the one in the corpus's own folder; for a
     corpus file that has none there, an index built from the same file under another name (`index --name`,
     or the file's bare name, as indexes were named before names had checksums)."""
     own = os.path.join(corpus_home(cfg, root), sub)
-    if not cfg.get("from_file") or os.path.lexists(own):
+    if not cfg.get("from_file"):
         return own
     root = root or indexes_root()
     files = [s["file"] for s in cfg["sources"]]
-    try:
-        entries = sorted(os.listdir(root))
-    except OSError:
-        return own
-    for entry in entries:
-        found = os.path.join(root, entry, sub)
-        manifest = read_manifest(found)
-        # a corpus file's index says the file's name as its corpus; a corpus config's says the config's name
-        if manifest.get("corpus") == cfg["name"] and _built_from(manifest) == files:
-            return found
-    return own
+    # a corpus file's index says the file's name as its corpus; a corpus config's says the config's name
+    return found_or_own(own, (os.path.join(root, entry, sub) for entry in entries(root)),
+                        lambda manifest: manifest.get("corpus") == cfg["name"] and built_from(manifest) == files)
 
 
-def check_owner(cfg, root=None):
+def check_owner(cfg: dict[str, Any], root: str | None = None) -> None:
     """Before a build of a corpus FILE's index: a UserError when the corpus's folder (its `--name`) holds an
     index built from another file, which the build would replace."""
     if not cfg.get("from_file"):
         return  # a corpus config's indexes follow its config
     home, files = corpus_home(cfg, root), [s["file"] for s in cfg["sources"]]
-    try:
-        entries = sorted(os.listdir(home))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.startswith("."):
-            continue
-        other = _built_from(read_manifest(os.path.join(home, entry)))
+    for entry in entries(home):
+        other = built_from(read_manifest(os.path.join(home, entry)))
         if other and other != files:
             raise UserError(f"{home} holds an index of {', '.join(map(str, other))}, not of {', '.join(files)}, "
                             "and a build never replaces it (fix: give this corpus another --name, or none)")
 
 
-def fingerprint(cfg, **settings):
+def fingerprint(cfg: dict[str, Any], **settings: Any) -> tuple[str, list[dict[str, Any]]]:
     """What decides an index's contents: source files and checksums, reader settings, indexed-text format
     (FORMAT: bump it when a reader's output or the indexed text changes) and SETTINGS (analyzer and Anserini
     version; encoder and shard size). Returns (hex digest, sources with checksums)."""
@@ -124,27 +133,27 @@ def fingerprint(cfg, **settings):
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), sources
 
 
-def passage_text(p, cfg):
+def passage_text(p: dict[str, str], cfg: dict[str, Any]) -> str:
     """The text that is indexed and encoded: title + newline + passage (unless the corpus says otherwise)."""
     return p["title"] + "\n" + p["contents"] if cfg["title_in_contents"] and p["title"] else p["contents"]
 
 
-def partial_dir(final):
+def partial_dir(final: str) -> str:
     """Where a dense index's shards are encoded until it is complete: `.dense-ENCODER.partial` beside it."""
     return os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.partial")
 
 
-def read_manifest(index_dir):
+def read_manifest(index_dir: str) -> dict[str, Any]:
     """The index's manifest, or {} when there is none or it is unreadable (then the index is rebuilt)."""
     return read_json(os.path.join(index_dir, "manifest.json"))
 
 
-def build_hint(cfg, options=""):
+def build_hint(cfg: dict[str, Any], options: str = "") -> str:
     """The command that builds CFG's index with OPTIONS, as this installation runs it (hints.command)."""
     return f"{command('index')} {cfg['build']}{options}"
 
 
-def bm25_options(cfg, analyzer):
+def bm25_options(cfg: dict[str, Any], analyzer: str) -> str:
     """The index options that build only the BM25 index of CFG with ANALYZER: `--analyzer A` when not the
     corpus's own, and `--no-dense` when the corpus config lists dense encoders (which `index` builds too,
     for many minutes, unless told not to)."""
@@ -152,7 +161,7 @@ def bm25_options(cfg, analyzer):
         (" --no-dense" if cfg.get("dense") else "")
 
 
-def dense_note(cfg, root=None):
+def dense_note(cfg: dict[str, Any], root: str | None = None) -> str:
     """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
     ...`): an estimate from the passages of its BM25 index (hints.dense_time), or the measured rate when no BM25
     index says how many there are."""
@@ -163,7 +172,7 @@ def dense_note(cfg, root=None):
             "CPU cores")
 
 
-def dense_options(final, encoder):
+def dense_options(final: str, encoder: str) -> str:
     """The index options that build the dense index FINAL with ENCODER: `--dense ENCODER`, and `--shard-size N`
     when a build in progress (its .partial folder) or the built index uses another than the default, so that
     following the hint resumes the finished shards instead of discarding them."""
@@ -172,7 +181,29 @@ def dense_options(final, encoder):
     return f" --dense {encoder}" + (f" --shard-size {size}" if size and size != SHARD_SIZE else "")
 
 
-def load_manifest(cfg, index_dir, options="", shown=None, note=""):
+def file_source(path: str) -> dict[str, Any]:
+    """A source file as an index's manifest records it, to tell later whether it changed (sources_unchanged):
+    its absolute path, size and modification time (its sha256 is added by the build that reads it)."""
+    st = os.stat(path)
+    return {"file": os.path.abspath(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def sources_unchanged(built: list[dict[str, Any]], paths: list[str]) -> bool:
+    """Whether the files PATHS are the sources BUILT (a manifest's `sources`: file, size, mtime_ns, sha256),
+    unchanged: the same files, of the same size, with the same modification time or else the same sha256."""
+    if [s.get("file") for s in built] != [os.path.abspath(p) for p in paths]:
+        return False
+    for s, path in zip(built, paths):
+        now = file_source(path)
+        if now["size"] != s.get("size"):
+            return False
+        if now["mtime_ns"] != s.get("mtime_ns") and sha256_file(path) != s.get("sha256"):
+            return False
+    return True
+
+
+def load_manifest(cfg: dict[str, Any], index_dir: str, options: str = "", shown: str | None = None,
+                  note: str = "") -> dict[str, Any]:
     """The manifest of a complete index built from this corpus config's files, else a UserError naming
     the command (with OPTIONS) that builds it, and NOTE (how long the build takes). SHOWN: the folder named in
     messages (default INDEX_DIR)."""
@@ -180,22 +211,32 @@ def load_manifest(cfg, index_dir, options="", shown=None, note=""):
     manifest = read_manifest(index_dir)
     if not manifest:
         raise UserError(f"no index at {shown} (fix: build it with: {hint}{note})")
-    built_from = [s.get("file") for s in manifest.get("sources", [])]
-    if built_from != [s["file"] for s in cfg["sources"]]:
-        raise UserError(f"the index at {shown} was built from {', '.join(map(str, built_from))}, "
+    files = built_from(manifest)
+    if files != [s["file"] for s in cfg["sources"]]:
+        raise UserError(f"the index at {shown} was built from {', '.join(map(str, files))}, "
                         f"not from this corpus (fix: rebuild it with: {hint})")
     return manifest
 
 
-def open_index(cfg, index_dir, options, opener, attempts=5, note=""):
-    """(manifest, opener(folder, manifest)) of the index at INDEX_DIR. The link INDEX_DIR is resolved once, so
-    the manifest and the files OPENER reads are of one build. When OPENER fails because a build replaced
-    that version meanwhile (the link now points elsewhere), it is tried again on the new one; when it fails on
-    an unchanged version, the index is damaged: a UserError naming the command that rebuilds it, never a
-    traceback."""
+def open_index(cfg: dict[str, Any], index_dir: str, options: str, opener: Callable[[str, dict[str, Any]], T],
+               attempts: int = 5, note: str = "") -> tuple[dict[str, Any], T]:
+    """(manifest, opener(folder, manifest)) of the corpus index at INDEX_DIR (open_version, with the manifest
+    load_manifest checks and the command that builds it with OPTIONS)."""
+    return open_version(index_dir, lambda folder: load_manifest(cfg, folder, options, shown=index_dir, note=note),
+                        opener, build_hint(cfg, options), attempts=attempts)
+
+
+def open_version(index_dir: str, load: Callable[[str], dict[str, Any]], opener: Callable[[str, dict[str, Any]], T],
+                 rebuild: str, what: str = "index", attempts: int = 5) -> tuple[dict[str, Any], T]:
+    """(manifest, opener(folder, manifest)) of the index at INDEX_DIR, LOAD(folder) its manifest (a UserError
+    when there is none or it is not of the index wanted). The link INDEX_DIR is resolved once, so the manifest
+    and the files OPENER reads are of one build. When OPENER fails because a build replaced that version
+    meanwhile (the link now points elsewhere), it is tried again on the new one; when it fails on an unchanged
+    version, the index is damaged: a UserError naming REBUILD, the command that rebuilds it, never a traceback.
+    WHAT: the index in messages (`index`, `KB store`)."""
     for _ in range(attempts):
         folder = os.path.realpath(index_dir)
-        manifest = load_manifest(cfg, folder, options, shown=index_dir, note=note)
+        manifest = load(folder)
         try:
             return manifest, opener(folder, manifest)
         except UserError:
@@ -203,13 +244,13 @@ def open_index(cfg, index_dir, options, opener, attempts=5, note=""):
         except Exception as e:  # a Java exception from Lucene, a RuntimeError from faiss, an OSError, bad JSON
             if os.path.realpath(index_dir) != folder:
                 continue  # swapped by a build while it was being opened: open the new version
-            raise UserError(f"the index at {index_dir} is damaged or incomplete ({_cause(e, folder)}) (fix: rebuild "
-                            f"it with: {build_hint(cfg, options)} --force)") from None
-    raise UserError(f"the index at {index_dir} kept changing while it was opened ({attempts} builds) (fix: wait "
+            raise UserError(f"the {what} at {index_dir} is damaged or incomplete ({_cause(e, folder)}) (fix: rebuild "
+                            f"it with: {rebuild} --force)") from None
+    raise UserError(f"the {what} at {index_dir} kept changing while it was opened ({attempts} builds) (fix: wait "
                     "for the builds to finish and run again)")
 
 
-def _cause(error, folder):
+def _cause(error: Any, folder: str) -> str:
     """The innermost cause of ERROR in a few words, paths inside FOLDER shown relative to it: for a Lucene
     index missing a file, `NoSuchFileException: lucene/_0.si`."""
     stack = [line.strip() for line in getattr(error, "stacktrace", None) or [] if line.strip()]
@@ -225,7 +266,7 @@ def _cause(error, folder):
 
 
 @contextlib.contextmanager
-def build_lock(final):
+def build_lock(final: str) -> Iterator[None]:
     """Hold the build lock of the index folder FINAL (`.NAME.lock` beside it; a second build of the same
     folder waits, naming the first's pid) and remove what killed builds left beside it (fileio.tidy_dir)."""
     os.makedirs(os.path.dirname(final), exist_ok=True)
@@ -235,12 +276,8 @@ def build_lock(final):
         yield
 
 
-def faiss_module():
-    """faiss, with as many threads as the encoders use (QA_BASELINE_THREADS)."""
-    from ..encoders import threads
-    try:
-        import faiss
-    except ImportError:
-        raise UserError(f"dense retrieval needs faiss-cpu (fix: {reinstall()})") from None
+def faiss_module() -> Any:
+    """faiss, with as many threads as the encoders use (QA_BASELINE_THREADS: process.threads)."""
+    faiss = requires("dense", "faiss")
     faiss.omp_set_num_threads(threads())
     return faiss

@@ -5,11 +5,15 @@ passages are written as JSON lines into one shard file per thread (Anserini para
 indexed into a temporary folder, and put in place as `indexes/CORPUS/bm25-ANALYZER/` only when complete, in
 one atomic swap (fileio.replace_dir), with `manifest.json` beside the Lucene files. A second run on
 unchanged input and settings does nothing."""
+from __future__ import annotations
+
 import json
 import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
@@ -18,13 +22,14 @@ from ..versions import versions
 from ..analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..corpus import read_corpus
 from ..errors import Problems, UserError
-from ..fileio import build_dir, forget_reads, read_position, replace_dir, write_json
-from ..render import plural
+from ..fileio import build_dir, replace_dir, write_json
+from ..hints import plural
 from ..javalog import java_log, show_tail
+from ..textio import forget_reads, read_position
 from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
 
 
-def write_shards(cfg, analyzer, folder, shards, problems):
+def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, problems: Problems) -> int:
     """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count.
     Progress is over the bytes of the corpus's files (their total is known up front, the passages' is not),
     with the passages so far beside it."""
@@ -52,7 +57,7 @@ def write_shards(cfg, analyzer, folder, shards, problems):
     return n
 
 
-def run_anserini(input_dir, index_dir, analyzer, threads):
+def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
     """Anserini's IndexCollection on a folder of JSON-lines files; returns the number of documents indexed."""
     autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))  # a no-op if the JVM runs already
     args = autoclass("io.anserini.index.IndexCollection$Args")()
@@ -71,7 +76,8 @@ def run_anserini(input_dir, index_dir, analyzer, threads):
     return indexer.getCounters().indexed.get()
 
 
-def build_bm25(cfg, analyzer=None, threads=None, on_bad_record="stop", force=False, root=None, indexer=None):
+def build_bm25(cfg: dict[str, Any], analyzer: str | None = None, threads: int | None = None, on_bad_record: str = "stop",
+               force: bool = False, root: str | None = None, indexer: Callable[[str, str, str, int], int] | None = None) -> str:
     """Build (or find up to date) the BM25 index of a corpus config; returns its folder. The build holds the
     folder's lock (a second build of it waits) and first removes what killed builds left (layout.build_lock).
     INDEXER: what indexes the THREADS JSON-lines files, with run_anserini's arguments and result (default

@@ -12,17 +12,20 @@ Lucene computes the statistics over all of them, so every score equals a single 
                              node; the part indexes come back through Ray's object store (no shared file system)
                              and are merged here. With `--ray`, `python -m qa_baseline.index` splits the corpus
                              into one file per CPU of the cluster (or --threads files)."""
+from __future__ import annotations
+
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 
 from .. import jvm
 from ..errors import UserError
-from ..render import plural
+from ..hints import plural
 
 
-def merge_indexes(parts, out):
+def merge_indexes(parts: Sequence[str], out: str) -> int:
     """Merge the Lucene indexes in the folders PARTS into a new index at OUT (one segment); returns its
     document count."""
     autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))
@@ -46,7 +49,7 @@ def merge_indexes(parts, out):
     return count
 
 
-def index_part(data, analyzer, threads):
+def index_part(data: bytes, analyzer: str, threads: int) -> tuple[int, dict[str, bytes], str]:
     """A Ray task: index the JSON lines DATA (bytes) with Anserini in a temporary folder on this node;
     returns (documents indexed, {file name: bytes} of the Lucene index, Anserini's log)."""
     from .lucene import run_anserini
@@ -56,7 +59,7 @@ def index_part(data, analyzer, threads):
         with open(os.path.join(docs, "part.jsonl"), "wb") as f:
             f.write(data)
         count = run_anserini(docs, index, analyzer, threads)
-        files = {}
+        files: dict[str, bytes] = {}
         for name in os.listdir(index):
             if name != "write.lock":
                 with open(os.path.join(index, name), "rb") as f:
@@ -66,19 +69,19 @@ def index_part(data, analyzer, threads):
     return count, files, log
 
 
-def ray_indexer(address="auto", cpus=1, env=None):
+def ray_indexer(address: str = "auto", cpus: int = 1, env: dict[str, str] | None = None) -> Callable[[str, str, str, int], int]:
     """An indexer for lucene.build_bm25 (see the module's docstring): one Ray task with CPUS CPUs per
     JSON-lines file, the parts merged into the index folder; returns the merged index's document count."""
 
-    def indexer(input_dir, index_dir, analyzer, threads):
+    def indexer(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
         from .distributed import connect, worker_env
         ray = connect(address)
         files = sorted(f for f in os.listdir(input_dir) if f.endswith(".jsonl"))
         task = ray.remote(index_part).options(num_cpus=cpus, runtime_env={"env_vars": worker_env("cpu", cpus, env)})
         refs = {}
         for i, name in enumerate(files):
-            with open(os.path.join(input_dir, name), "rb") as f:
-                refs[task.remote(f.read(), analyzer, cpus)] = i
+            with open(os.path.join(input_dir, name), "rb") as part:
+                refs[task.remote(part.read(), analyzer, cpus)] = i
         print(f"Ray: indexing {len(files)} parts in parallel tasks ({cpus} CPU{'s' * (cpus > 1)} each)", file=sys.stderr)
         parts = os.path.join(os.path.dirname(index_dir), "parts")
         indexed = 0
@@ -94,11 +97,11 @@ def ray_indexer(address="auto", cpus=1, env=None):
                 folder = os.path.join(parts, f"{refs[ready[0]]:05d}")
                 os.makedirs(folder)
                 for name, data in index_files.items():
-                    with open(os.path.join(folder, name), "wb") as f:
-                        f.write(data)
+                    with open(os.path.join(folder, name), "wb") as out:
+                        out.write(data)
                 indexed += count
-                with open(os.path.join(os.path.dirname(index_dir), "anserini.log"), "a", encoding="utf-8") as f:
-                    f.write(f"--- part {refs[ready[0]]} ({plural(count, 'document')}) ---\n{log}")  # kept with the index
+                with open(os.path.join(os.path.dirname(index_dir), "anserini.log"), "a", encoding="utf-8") as logf:
+                    logf.write(f"--- part {refs[ready[0]]} ({plural(count, 'document')}) ---\n{log}")  # kept with the index
             print(f"merging {plural(len(files), 'Lucene index', 'Lucene indexes')} ({plural(indexed, 'document')}) into "
                   "one", file=sys.stderr)
             merged = merge_indexes([os.path.join(parts, f"{i:05d}") for i in range(len(files))], index_dir)

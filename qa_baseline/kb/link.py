@@ -13,10 +13,16 @@ over a gigabyte for the full KB's 8.7M subjects: bench/kb_build.py). Matches, be
   partial  a team or company written with another suffix: X队 / X / X足球俱乐部, X公司 / X有限公司
 A subject found several ways keeps its best match (better match, then longer span, then earlier). All exact
 matches are kept, and at most MAX_FUZZY fuzzy ones (longest spans first)."""
-from collections import namedtuple
+from __future__ import annotations
 
+from collections import namedtuple
+from typing import TYPE_CHECKING
+
+from ..index.kb import MIN_TYPO
 from .normalise import normalise, sound
-from .store import MIN_TYPO
+
+if TYPE_CHECKING:
+    from ..index.kb import KB
 
 MAX_NAME = 64
 MAX_FUZZY = 30  # fuzzy subjects kept per question: the longest spans (a dense KB has many one-edit neighbours)
@@ -28,7 +34,7 @@ SUFFIX_GROUPS = [("", "队", "足球队", "篮球队", "足球俱乐部", "篮�
 Mention = namedtuple("Mention", "subject key kind match start end")
 
 
-def one_edit(a, b):
+def one_edit(a: str, b: str) -> bool:
     """True when A and B differ by exactly one edit: a replaced, inserted or deleted character, or two
     neighbouring characters swapped."""
     if a == b or abs(len(a) - len(b)) > 1:
@@ -54,20 +60,20 @@ def _partial_keys(s):
     return out
 
 
-def spans(text, max_len=MAX_NAME):
+def spans(text: str, max_len: int = MAX_NAME) -> dict[str, tuple[int, int]]:
     """{substring: first (start, end)} of every substring of TEXT up to MAX_LEN characters."""
-    out = {}
+    out: dict[str, tuple[int, int]] = {}
     for i in range(len(text)):
         for j in range(i + 1, min(len(text), i + max_len) + 1):
             out.setdefault(text[i:j], (i, j))
     return out
 
 
-def link(kb, question, fuzzy=True):
+def link(kb: KB, question: str, fuzzy: bool = True) -> tuple[str, list[Mention]]:
     """(normalised question, [Mention]) for QUESTION against the open store KB, one Mention per subject."""
     nq = normalise(question)
     where = spans(nq)
-    found = {}
+    found: dict[str, Mention] = {}
 
     def add(subject, key, kind, match, span):
         m = Mention(subject, key, kind, match, *span)
@@ -78,7 +84,7 @@ def link(kb, question, fuzzy=True):
     for key, subject, kind in kb.names(where):
         add(subject, key, kind, "exact", where[key])
     if fuzzy:
-        sounds = {}
+        sounds: dict[str, str] = {}
         for s in where:
             if len(s) >= 2:
                 spoken = sound(s)
@@ -88,14 +94,15 @@ def link(kb, question, fuzzy=True):
             s = sounds[spoken]
             if key != s:
                 add(subject, key, kind, "sound", where[s])
-        heads, tails = {}, {}
+        heads: dict[str, list[str]] = {}
+        tails: dict[str, list[str]] = {}
         for s in where:
             if len(s) >= MIN_TYPO - 1:
                 for m in (len(s) - 1, len(s), len(s) + 1):
                     if m >= MIN_TYPO:
                         heads.setdefault(f"{m}:{s[:m // 2]}", []).append(s)
                         tails.setdefault(f"{m}:{s[len(s) - (m - m // 2):]}", []).append(s)
-        typos = {}
+        typos: dict[str, str] = {}
         for key in kb.halves(heads, tails):
             m = len(key)
             for group in (heads.get(f"{m}:{key[:m // 2]}", ()), tails.get(f"{m}:{key[m // 2:]}", ())):
@@ -104,7 +111,7 @@ def link(kb, question, fuzzy=True):
                         typos.setdefault(key, s)
         for key, subject, kind in kb.names(typos):
             add(subject, key, kind, "typo", where[typos[key]])
-        partial = {}
+        partial: dict[str, str] = {}
         for s in where:
             for other in _partial_keys(s):
                 partial.setdefault(other, s)

@@ -9,21 +9,24 @@ into `(…)`): `高等数学(第二版)` -> `高等数学`; a name that is all q
 sound(key): the toneless pinyin of every Han character (its most common reading, from pypinyin's
 dictionary), other characters kept: `陈军` and `陈俊` both sound `chen jun `. Only keys with two or more Han
 characters have a sound (one syllable matches too much)."""
+from __future__ import annotations
+
+import functools
 import re
 import unicodedata
 
-from pypinyin.pinyin_dict import pinyin_dict
+from ..hints import requires
 
 DROPPED = "《》〈〉<>\"'“”‘’「」『』·・•"
 _DROP = str.maketrans("", "", DROPPED)
 _QUALIFIER = re.compile(r"\([^()]*\)$")
 
 
-def normalise(text):
+def normalise(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().translate(_DROP).split())
 
 
-def base_name(key):
+def base_name(key: str) -> str:
     base = _QUALIFIER.sub("", key)
     return base if base and base != key else key
 
@@ -32,10 +35,14 @@ def _toneless(reading):
     return "".join(c for c in unicodedata.normalize("NFD", reading) if not unicodedata.combining(c))
 
 
-_SOUND = {code: _toneless(readings.split(",")[0]) + " " for code, readings in pinyin_dict.items()}
+@functools.cache
+def _sound_table() -> dict[int, str]:
+    """Han character -> its toneless pinyin and a space; pypinyin (the kbqa extra) loads on the first use."""
+    pinyin_dict = requires("kbqa", "pypinyin.pinyin_dict").pinyin_dict
+    return {code: _toneless(readings.split(",")[0]) + " " for code, readings in pinyin_dict.items()}
 
 
-def sound(key):
+def sound(key: str) -> str | None:
     """The key's pinyin, or None when it has fewer than two Han characters."""
-    spoken = key.translate(_SOUND)
+    spoken = key.translate(_sound_table())
     return spoken if spoken.count(" ") >= 2 else None

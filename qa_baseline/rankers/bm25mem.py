@@ -1,5 +1,5 @@
 """BM25 in memory over token lists, as Lucene (>= 8) and Anserini score it: the sentence ranker's groups
-(rankers/lexical.py) and the ad-hoc search over Data Search metadata (datasets/search.py).
+(rankers/lexical.py) and the ad-hoc search over Data Search metadata (collection/metadata_search.py).
 
 N = documents, df(t) = those that contain t, idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), avgdl = their mean
 length in tokens (exact: Lucene stores a length in one byte, exact up to 40 tokens). A query is a sequence of
@@ -20,7 +20,7 @@ def idf(n: int, df: int) -> float:
 class BM25Index:
     """An in-memory BM25 index of DOCS (token lists), documents numbered from 0 in order."""
 
-    def __init__(self, docs: Iterable[Sequence[str]], k1: float, b: float):
+    def __init__(self, docs: Iterable[Sequence[str]], k1: float, b: float) -> None:
         self.tf = [Counter(d) for d in docs]
         lengths = [sum(counts.values()) for counts in self.tf]
         n = len(lengths)

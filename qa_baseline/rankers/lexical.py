@@ -1,6 +1,6 @@
 """Lexical rankers, with the statistics of the question's own sentence group: N = sentences in the group,
 df(t) = those that contain t, idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's), avgdl = their mean
-length in tokens. Tokens and character units: rankers/text.py.
+length in tokens. Tokens and character units: rankers/tokens.py.
 
 bm25     Lucene's BM25 (rankers/bm25mem.py) of the sentence for the question, each distinct token of the
          question weighted by its count (Anserini's bag-of-words query boosts a repeated token). k1, b: --k1,
@@ -12,57 +12,44 @@ overlap  the share of the question's distinct words found in the sentence (`word
          does (Yang et al. 2015's Word Cnt and Wgt Word Cnt); shares make groups comparable for `learned`."""
 import math
 from collections import Counter
+from collections.abc import Callable, Collection, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 import numpy as np
 
-from ..errors import UserError
-from ..retrievers.bm25 import B, K1
+from ..retrievers.base import bm25_params
+from .base import BaseRanker, Candidates, RankerSettings
 from .bm25mem import BM25Index, idf
+from .tokens import Text
 
 
-class Ranker:
-    """features(groups) -> float array (lines, len(names)); score(groups) -> the `main` column; options: the
-    settings it reads."""
-    names, main, options = (), 0, ()
-
-    def score(self, groups):
-        return self.features(groups)[:, self.main]
-
-    def params(self):
-        return {}
-
-    def fitted(self):
-        """What fitting found (learned weights): the row's `observed`, not its settings."""
-        return {}
-
-
-def group_idf(docs):
+def group_idf(docs: Collection[Collection[str]]) -> Callable[[str], float]:
     """idf(t) with the statistics of DOCS (token collections), a function."""
     n, df = len(docs), Counter(t for d in docs for t in set(d))
     return lambda t: idf(n, df[t])
 
 
-class BM25(Ranker):
+class BM25(BaseRanker):
     names, options = ("bm25",), ("tokens", "k1", "b")
 
-    def __init__(self, lang, settings, text):
-        self.text, self.k1, self.b = text, float(settings.get("k1", K1)), float(settings.get("b", B))
-        if self.k1 < 0 or not 0 <= self.b <= 1:
-            raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
+    def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
+        self.text = text
+        self.k1, self.b = bm25_params(settings)  # K1, B by default (retrievers/base.py)
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"tokens": self.text.tokens, "k1": self.k1, "b": self.b}
 
-    def group(self, question, sentences):
+    def group(self, question: str, sentences: Sequence[str]) -> list[float]:
         found = BM25Index([self.text.words(s) for s in sentences], self.k1, self.b).scores(
             Counter(self.text.words(question)).items())
         return [found.get(i, 0.0) for i in range(len(sentences))]
 
-    def features(self, groups):
+    def features(self, groups: Sequence[Candidates]) -> np.ndarray:
         return np.array([s for g in groups for s in self.group(g.query, g.texts)], dtype=np.float64)[:, None]
 
 
-def shares(question, docs):
+def shares(question: AbstractSet[str], docs: Sequence[AbstractSet[str]]) -> list[tuple[float, float]]:
     """(plain, idf-weighted) share of the set QUESTION found in each of DOCS (sets); 0 for an empty question."""
     idf_of = group_idf(docs)
     weight = math.fsum(map(idf_of, question))
@@ -70,16 +57,16 @@ def shares(question, docs):
              math.fsum(map(idf_of, question & d)) / weight if weight else 0.0) for d in docs]
 
 
-class Overlap(Ranker):
+class Overlap(BaseRanker):
     names, main, options = ("word", "word_idf", "char", "char_idf"), 1, ("tokens",)
 
-    def __init__(self, lang, settings, text):
+    def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
         self.text = text
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"tokens": self.text.tokens}
 
-    def features(self, groups):
+    def features(self, groups: Sequence[Candidates]) -> np.ndarray:
         rows = []
         for g in groups:
             words = shares(set(self.text.words(g.query)), [set(self.text.words(s)) for s in g.texts])

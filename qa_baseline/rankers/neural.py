@@ -1,27 +1,31 @@
-"""Neural rankers (qa_baseline/encoders.py).
+"""Neural rankers (qa_baseline/encoders/).
 
 dense  cosine of the question (encoded as a query) and the sentence (as a passage) with a bi-encoder: --encoder,
        default encoders.DEFAULTS (minilm for English, e5-small for Chinese)
 cross  the logit of the English ONNX cross-encoder ms-marco-MiniLM-L-12-v2 (int8) for (question, sentence);
        there is no Chinese cross-encoder"""
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
-from ..encoders import CrossEncoder, load_encoder
+from ..encoders import load_cross_encoder, load_encoder
 from ..errors import UserError
 from ..progress import tqdm
-from .lexical import Ranker
+from .base import BaseRanker, Candidates, RankerSettings
+from .tokens import Text
 
 
-class Dense(Ranker):
+class Dense(BaseRanker):
     names, options = ("dense",), ("encoder",)
 
-    def __init__(self, lang, settings, text):
+    def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
         self.encoder = load_encoder(settings.get("encoder"), lang)
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"encoder": self.encoder.name}
 
-    def features(self, groups):
+    def features(self, groups: Sequence[Candidates]) -> np.ndarray:
         texts = [s for g in groups for s in g.texts]
         with tqdm(total=len(groups) + len(texts), desc=f"encoding ({self.encoder.name})", unit=" texts") as bar:
             questions = self.encoder.encode([g.query for g in groups], "query", bar=bar)
@@ -30,19 +34,19 @@ class Dense(Ranker):
         return np.einsum("ij,ij->i", questions[rows], sentences).astype(np.float64)[:, None]
 
 
-class Cross(Ranker):
+class Cross(BaseRanker):
     names = ("cross",)
 
-    def __init__(self, lang, settings, text):
+    def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
         if lang != "en":
             raise UserError("--reranker cross is English only: no Chinese cross-encoder is installed (fix: use bm25, "
                             "overlap, dense or learned)")
-        self.model = CrossEncoder()
+        self.model = load_cross_encoder()
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"cross_encoder": self.model.name}
 
-    def features(self, groups):
+    def features(self, groups: Sequence[Candidates]) -> np.ndarray:
         pairs = [(g.query, s) for g in groups for s in g.texts]
         with tqdm(total=len(pairs), desc=f"cross-encoding ({self.model.name})", unit=" pairs") as bar:
             return self.model.score(pairs, bar=bar).astype(np.float64)[:, None]

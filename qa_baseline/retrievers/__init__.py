@@ -1,24 +1,30 @@
 """Retrievers. Every retriever answers `search(queries, k)` with, per query, a ranked list of
 (docid, score) hits, best first; `params()` (its settings for the run row), `manifest` (its index's) and
-`title(docid)`. `write_trec_run` writes any retriever's hits as a TREC run file.
+`title(docid)`: the `Retriever` protocol of retrievers/base.py, beside BM25's defaults. `write_trec_run`
+writes any retriever's hits as a TREC run file.
 
-To add one, write `retrievers/NAME.py` with a class taking (corpus config, params) and list it in RETRIEVERS."""
-import importlib
+To add one, write `retrievers/NAME.py` with a class taking (corpus config, params) and list it in RETRIEVERS
+(name -> "module:Class", qa_baseline/registry.py)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..fileio import atomic_write
+from ..registry import load
 
-RETRIEVERS = {"bm25": "BM25", "dense": "Dense", "hybrid": "Hybrid"}
+if TYPE_CHECKING:
+    from .base import Hit, Retriever
 
-
-def open_retriever(name, corpus_cfg, params):
-    if name not in RETRIEVERS:
-        raise UserError(f"unknown retriever {name!r}; known: {', '.join(RETRIEVERS)}")
-    cls = getattr(importlib.import_module(f".{name}", __name__), RETRIEVERS[name])
-    return cls(corpus_cfg, params)
+RETRIEVERS = {"bm25": "bm25:BM25", "dense": "dense:Dense", "hybrid": "hybrid:Hybrid"}
 
 
-def write_trec_run(path, qids, hits, tag):
+def open_retriever(name: str, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> Retriever:
+    return load(RETRIEVERS, name, "retriever", __name__)(corpus_cfg, params)
+
+
+def write_trec_run(path: str, qids: Iterable[str], hits: Iterable[Sequence[Hit]], tag: str) -> None:
     """TREC run lines `qid Q0 docid rank score tag` (rank from 1), written atomically."""
     if any(c.isspace() for c in tag) or not tag:
         raise UserError(f"a TREC run tag must be one word, not {tag!r}")

@@ -2,25 +2,23 @@
 directly with pyjnius: same scores as pyserini, 1-3 s start-up instead of 10-16 s (see jvm.py)."""
 import json
 import os
+from collections.abc import Sequence
+from typing import Any
 
 from .. import jvm
 from ..analysis import LANGUAGE, pretokenize
-from ..errors import UserError
 from ..index.layout import bm25_dir, bm25_options, open_index
-
+from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10
-K1, B = 0.9, 0.4  # Anserini's BM25 defaults: the only place they are written down
 
 
 class BM25:
     name = "bm25"
 
-    def __init__(self, corpus_cfg, params):
+    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> None:
         self.analyzer = params.get("analyzer") or corpus_cfg["analyzer"]
-        self.k1, self.b = float(params.get("k1", K1)), float(params.get("b", B))
-        if self.k1 < 0 or not 0 <= self.b <= 1:
-            raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, not k1={self.k1} b={self.b}")
+        self.k1, self.b = bm25_params(params)  # K1, B by default (retrievers/base.py)
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer, built=True)
         autoclass = jvm.start()
         Searcher = autoclass("io.anserini.search.SimpleSearcher")
@@ -39,10 +37,10 @@ class BM25:
         self._ArrayList = autoclass("java.util.ArrayList")
         self.threads = os.cpu_count() or 1
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"analyzer": self.analyzer, "k1": self.k1, "b": self.b}
 
-    def search(self, queries, k, batch=True):
+    def search(self, queries: Sequence[str], k: int, batch: bool = True) -> list[list[Hit]]:
         """Ranked (docid, score) hits per query. Shallow searches (k <= BATCH_MAX_K) go through Anserini's
         multi-threaded batch_search; deep ones, or batch=False, one Lucene search per query: Anserini's hits
         carry their stored passages, and a batch of deep searches over long passages exhausts the heap (20
@@ -58,5 +56,5 @@ class BM25:
         result = self._searcher.batch_search(jq, jid, k, self.threads)
         return [hits(result.get(str(i))) for i in range(len(texts))]
 
-    def title(self, docid):
+    def title(self, docid: str) -> str:
         return json.loads(self._searcher.doc_raw(docid)).get("title", "")

@@ -2,17 +2,20 @@
 Sim(q, d) = cosine of the L2-normalised query and passage vectors (inner product), as faiss returns it."""
 import json
 import os
+from collections.abc import Sequence
+from typing import Any
 
 from ..encoders import DEFAULTS, load_encoder
 from ..errors import UserError
 from ..index.layout import (SEARCH_DEFAULTS, build_hint, dense_dir, dense_note, dense_options, faiss_module,
                              open_index)
+from .base import Hit
 
 
 class Dense:
     name = "dense"
 
-    def __init__(self, corpus_cfg, params):
+    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> None:
         wanted = params.get("encoder") or (corpus_cfg.get("dense") or [DEFAULTS[corpus_cfg["lang"]]])[0]
         self.encoder = load_encoder(wanted, corpus_cfg["lang"])
         self.index_dir = dense_dir(corpus_cfg, self.encoder.name, built=True)
@@ -51,12 +54,12 @@ class Dense:
         self.docids = [r["id"] for r in rows]
         self.titles = {r["id"]: r["title"] for r in rows}
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"encoder": self.encoder.name, "faiss": self.kind, **self.search_params}
 
-    def search(self, queries, k):
+    def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
         """Ranked (docid, cosine) hits per query; an empty query finds nothing."""
-        results = [[] for _ in queries]
+        results: list[list[Hit]] = [[] for _ in queries]
         asked = [i for i, q in enumerate(queries) if q.strip()]
         if asked and k > 0:
             vectors = self.encoder.encode([queries[i] for i in asked], "query")
@@ -65,5 +68,5 @@ class Dense:
                 results[i] = [(self.docids[j], float(x)) for j, x in zip(r, s) if j >= 0]
         return results
 
-    def title(self, docid):
+    def title(self, docid: str) -> str:
         return self.titles.get(docid, "")

@@ -1,6 +1,6 @@
 """Table question answering over a dataset's tables (rules, no training data needed).
 
-text.py: words, stems and values of cells and questions; question.py: what a question asks (answer type,
+terms.py: words, stems and values of cells and questions; question.py: what a question asks (answer type,
 target noun, numbers, operator cues); view.py: typed columns of a Table; linking.py: mentioned cells and
 header scores; operators.py: superlative, threshold, count, neighbour...; engine.py: the operator choice and
 the answer (`answer(question, tables)`)."""

@@ -20,11 +20,17 @@ The operator, in this order of precedence (each falls through when its parts are
 9. lookup: the best mentioned row (sum of its mention scores) among the filtered rows.
 The answer column is the best by `column_score` (header named by the question, answer type, not a column
 the question already fills); a lookup skips a cell whose text the question already contains."""
+from __future__ import annotations
+
 import dataclasses
 import functools
-from typing import NamedTuple
+from collections.abc import Collection, Iterable
+from typing import Any, NamedTuple
 
-from . import linking, operators, question as questions, text
+from . import linking, operators, question as questions, terms
+from ..collection.table import Table
+from .linking import Mention
+from .question import Question
 from .view import TableView
 
 STRONG = 0.5
@@ -53,21 +59,21 @@ class Answer:
     text: str
     operator: str = "none"
     score: float = 0.0
-    rows: list = dataclasses.field(default_factory=list)
+    rows: list[int] = dataclasses.field(default_factory=list)
     column: str = ""
     source: str = ""
     detail: str = ""
 
-    def trace(self):
+    def trace(self) -> dict[str, Any]:
         return {"answer": self.text, "operator": self.operator, "file": self.source, "rows": self.rows,
                 "column": self.column, "detail": self.detail}
 
 
-def answer(question, tables, views=None):
+def answer(question: str, tables: Iterable[Table], views: dict[int, TableView] | None = None) -> Answer:
     """The best Answer to QUESTION over TABLES (the highest score; ties: the first table). VIEWS: an optional
     cache {id(table): TableView}."""
     q = questions.analyse(question)
-    best = None
+    best: Answer | None = None
     for table in tables:
         if views is not None:
             view = views.get(id(table)) or views.setdefault(id(table), TableView(table))
@@ -81,17 +87,17 @@ def answer(question, tables, views=None):
     return best or Answer("", "none", detail="no table")
 
 
-def mention_positions(q, view, ms):
+def mention_positions(q: Question, view: TableView, ms: Iterable[Mention]) -> dict[Mention, int]:
     """{mention: index of its first word in the question} for exact mentions (-1 when not found)."""
-    out = {}
+    out: dict[Mention, int] = {}
     for m in ms:
-        ws = text.words(view.rows[m.row][m.col])
+        ws = terms.words(view.rows[m.row][m.col])
         n = len(ws)
         out[m] = next((k for k in range(len(q.words) - n + 1) if q.words[k:k + n] == ws), -1) if m.exact else -1
     return out
 
 
-def column_score(q, view, j, avoid=(), key=None):
+def column_score(q: Question, view: TableView, j: int, avoid: Collection[int] = (), key: int | None = None) -> float:
     """How likely column J holds the answer (see the module docstring)."""
     col = view.columns[j]
     score = linking.header_score(q, col)
@@ -118,11 +124,13 @@ def column_score(q, view, j, avoid=(), key=None):
     return score
 
 
-def value_column(q, view, avoid=(), numeric_only=False):
+def value_column(q: Question, view: TableView, avoid: Collection[int] = (),
+                 numeric_only: bool = False) -> tuple[int | None, float]:
     """The column a superlative / threshold / sum is about: a numeric or date column, best by header score
     plus the superlative word's lexicon; None when no such column. Returns (column, score)."""
     lexicon = VALUE_LEXICON.get(q.super_word, set()) | VALUE_LEXICON.get(q.superlative, set())
-    best, best_score = None, None
+    best: int | None = None
+    best_score: float | None = None
     for col in view.columns:
         if not (col.numeric or (col.date and not numeric_only)) or col.index in avoid:
             continue
@@ -132,7 +140,7 @@ def value_column(q, view, avoid=(), numeric_only=False):
     return best, best_score or 0.0
 
 
-def excluded_mentions(q, ms, pos):
+def excluded_mentions(q: Question, ms: Iterable[Mention], pos: dict[Mention, int]) -> set[Mention]:
     """The mentions that follow an exclusion cue (`other than X`, `except X`): their rows are left out."""
     if not q.exclude:
         return set()
@@ -140,7 +148,7 @@ def excluded_mentions(q, ms, pos):
                                                  tuple(c.split()) for c in EXCLUDE_CUES)}
 
 
-def counting(q):
+def counting(q: Question) -> bool:
     """The question asks for a count, a sum or an average (steps 4-5)."""
     return q.count or q.average or (q.total and q.wh in ("count", "amount", "what"))
 
@@ -149,9 +157,9 @@ class Filtered(NamedTuple):
     """Step 3: ROWS, the body rows the exclusions, thresholds and conditions keep; CONDS, {column: rows} of the
     strong mentions; AVOID, the columns the answer is not in (conditions, the threshold column); NARROWED,
     whether the conditions left out rows."""
-    rows: list
-    conds: dict
-    avoid: set
+    rows: list[int]
+    conds: dict[int, set[int]]
+    avoid: set[int]
     narrowed: bool
 
 
@@ -160,7 +168,7 @@ class Linked:
     excluded ones remove their rows) and, computed on first use (an operator that answers spares the rest),
     the entity column, the filtered rows, the column order and the answer column."""
 
-    def __init__(self, q, view):
+    def __init__(self, q: Question, view: TableView) -> None:
         self.q, self.view = q, view
         self.mentions = linking.mentions(q, view)
         self.pos = mention_positions(q, view, self.mentions)
@@ -170,15 +178,15 @@ class Linked:
         self.link_score = sum(m.score for m in self.strong[:3])
 
     @functools.cached_property
-    def entities(self):
+    def entities(self) -> tuple[int, list[Mention]] | None:
         """(column, its mentions in question order) of the best column in which the question mentions two or
         more rows (exact mentions when there are two); None without one."""
         view, pos = self.view, self.pos
-        groups = {}
+        groups: dict[int, dict[str, Mention]] = {}
         for m in self.mentions:
             if m.score >= 0.4 and m not in self.excluded:
-                groups.setdefault(m.col, {}).setdefault(text.norm(view.rows[m.row][m.col]), m)
-        multi = {}
+                groups.setdefault(m.col, {}).setdefault(terms.norm(view.rows[m.row][m.col]), m)
+        multi: dict[int, list[Mention]] = {}
         for j, g in groups.items():
             exact = [m for m in g.values() if m.exact]
             if len(g) >= 2:
@@ -188,7 +196,7 @@ class Linked:
         j_ent = max(multi, key=lambda j: (sum(m.score for m in multi[j]), -j))
         return j_ent, sorted(multi[j_ent], key=lambda m: (pos[m] if pos[m] >= 0 else 99, m.row))
 
-    def threshold_column(self):
+    def threshold_column(self) -> int | None:
         """The column thresholds compare with: the best numeric one; for a year-like bound without a named
         numeric column, the first year, season or date column."""
         q, view = self.q, self.view
@@ -200,11 +208,11 @@ class Linked:
         return col
 
     @functools.cached_property
-    def filters(self):
+    def filters(self) -> Filtered:
         """Step 3 (see Filtered); conditions apply strongest first, each only when it keeps a row."""
         q, view, strong = self.q, self.view, self.strong
         avoid = {m.col for m in strong}
-        conds = {}
+        conds: dict[int, set[int]] = {}
         for m in strong:
             conds.setdefault(m.col, set()).add(m.row)
         gone = {m.row for m in self.excluded}
@@ -222,7 +230,7 @@ class Linked:
         return Filtered(kept, conds, avoid, bool(conds) and kept != rows)
 
     @functools.cached_property
-    def order(self):
+    def order(self) -> list[int]:
         """Columns best first by column_score (an entity question: text columns before numeric ones)."""
         q, view, avoid, key = self.q, self.view, self.filters.avoid, self.key
         entity = q.wh in ("which", "who")
@@ -230,13 +238,13 @@ class Linked:
                       key=lambda j: (entity and view.columns[j].numeric, -column_score(q, view, j, avoid, key), j))
 
     @functools.cached_property
-    def ans_col(self):
+    def ans_col(self) -> int:
         """The answer column: the first of `order` (the superlative operator may move it to the second, and the
         operators after it keep that)."""
         return self.order[0]
 
     @functools.cached_property
-    def number_column(self):
+    def number_column(self) -> tuple[int | None, bool]:
         """(the numeric column a count, sum or average is about, whether the question names it)."""
         c, _ = value_column(self.q, self.view, avoid=set(), numeric_only=True)
         return c, c is not None and linking.header_score(self.q, self.view.columns[c]) >= 1
@@ -244,7 +252,7 @@ class Linked:
 
 # --- the operators: each returns an Answer (its own score, before the link score) or None to fall through ------
 
-def difference(link):
+def difference(link: Linked) -> Answer | None:
     """1: |a - b| over the first two mentioned rows in the best numeric column."""
     q, view = link.q, link.view
     if not (q.difference and link.entities):
@@ -259,7 +267,7 @@ def difference(link):
     return Answer(operators.fmt(abs(a_ - b_)), "difference", 1.0, [ents[0].row, ents[1].row], view.header[c])
 
 
-def compare(link):
+def compare(link: Linked) -> Answer | None:
     """2: one of the rows mentioned in one column: by the superlative's value column, else the row that holds
     (with `not`: lacks) another mentioned cell. Not tried for a difference question."""
     q, view = link.q, link.view
@@ -287,12 +295,12 @@ def compare(link):
     return Answer(view.rows[pick[0]][j_ent], "compare", 0.8, [pick[0]], view.header[j_ent], detail="condition")
 
 
-def average(link):
+def average(link: Linked) -> Answer | None:
     """5: the mean of the named numeric column over the filtered rows."""
     if not link.q.average:
         return None
     c, named = link.number_column
-    if not named:
+    if not named or c is None:  # named: c is not None
         return None
     rows = link.filters.rows
     vals = [v for _, v in operators.values(link.view, rows, c)]
@@ -301,7 +309,7 @@ def average(link):
     return Answer(operators.fmt(sum(vals) / len(vals)), "average", 0.5, rows, link.view.header[c])
 
 
-def named_number(link):
+def named_number(link: Linked) -> Answer | None:
     """4: a number of the named numeric column (unless it holds a condition: "how many players had a total of
     4"): the one (or the conditions') row's (`how many games did X play`), or with `total` the table's total
     row or the sum over the filtered rows."""
@@ -310,7 +318,7 @@ def named_number(link):
         return None
     c, named = link.number_column
     f = link.filters
-    if not named or c in f.conds:
+    if not named or c is None or c in f.conds:  # named: c is not None
         return None
     if len(f.rows) == 1 or (f.narrowed and not q.total):
         r = f.rows[0]
@@ -324,7 +332,7 @@ def named_number(link):
     return Answer(operators.fmt(sum(vals)), "sum", 0.5, f.rows, view.header[c]) if vals else None
 
 
-def count(link):
+def count(link: Linked) -> Answer | None:
     """4: how many filtered rows (distinct values of the answer column with `different`)."""
     q, view, rows = link.q, link.view, link.filters.rows
     if not q.count:
@@ -335,7 +343,7 @@ def count(link):
                   view.header[j] if j is not None else "")
 
 
-def superlative(link):
+def superlative(link: Linked) -> Answer | None:
     """6: the filtered row with the largest / smallest value of the value column (a rank column for `best`
     without one); a `most`/`least` that names no column counts the answer column's values instead."""
     q, view, rows = link.q, link.view, link.filters.rows
@@ -364,7 +372,7 @@ def superlative(link):
                   detail=view.header[c])
 
 
-def neighbour(link):
+def neighbour(link: Linked) -> Answer | None:
     """7: the row after / before the best mentioned row (in the answer column when the question names it,
     else in the mention's)."""
     q, view = link.q, link.view
@@ -381,7 +389,7 @@ def neighbour(link):
                   detail=f"after row {anchor.row}")
 
 
-def first_last(link):
+def first_last(link: Linked) -> Answer | None:
     """8: the first / last filtered row; in time when the question names a date column ("the first ship
     launched")."""
     q, view, rows = link.q, link.view, link.filters.rows
@@ -401,11 +409,11 @@ def first_last(link):
     return Answer(view.rows[r][ans_col], q.ordinal, 0.4, [r], view.header[ans_col])
 
 
-def lookup(link):
+def lookup(link: Linked) -> Answer:
     """9: the best mentioned row (sum of its mention scores) among the filtered rows, in the best column whose
     cell the question does not already contain. Always answers."""
     q, view, f, order = link.q, link.view, link.filters, link.order
-    row_score = {}
+    row_score: dict[int, dict[int, float]] = {}
     for m in link.strong:
         row_score.setdefault(m.row, {}).setdefault(m.col, m.score)
     candidates = [r for r in f.rows if r in row_score] or (list(f.rows) if (f.narrowed or q.thresholds) else [])
@@ -417,7 +425,7 @@ def lookup(link):
     qtext = " " + " ".join(q.words) + " "
     for j in order[:4]:
         cell = view.rows[r][j]
-        ws = text.words(cell)
+        ws = terms.words(cell)
         if cell and not (ws and f" {' '.join(ws)} " in qtext):
             return Answer(cell, "lookup", 0.3, [r], view.header[j])
     return Answer(view.rows[r][order[0]], "lookup", 0.1, [r], view.header[order[0]])
@@ -427,7 +435,7 @@ def lookup(link):
 OPERATORS = (difference, compare, average, named_number, count, superlative, neighbour, first_last, lookup)
 
 
-def answer_view(q, view):
+def answer_view(q: Question, view: TableView) -> Answer:
     """The Answer of the first operator of OPERATORS that finds one, its score raised by the link score (the
     question's three best strong mentions)."""
     link = Linked(q, view)

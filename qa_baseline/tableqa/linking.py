@@ -1,7 +1,7 @@
 """Which cells and columns of a table a question talks about.
 
 A cell is *mentioned* when its words occur in the question: score 1 + 0.1 per word when its whole text occurs
-as a phrase (word boundaries, after `text.norm`), else the share of its content stems found in the question
+as a phrase (word boundaries, after `terms.norm`), else the share of its content stems found in the question
 (at least half, and at least one stem of three letters or more), times 0.8. A cell that is a plain number is
 mentioned when the question names that value (numbers that are thresholds, `more than 5`, do not count).
 A year named by the question mentions the date cells of that year (score 0.6). Notes in brackets (`[1]`,
@@ -10,10 +10,18 @@ cells other than digits, and the label cells of summary rows are never mentioned
 
 A column's *header score* is the number of its header's content stems found among the question's content
 stems, plus 2 per stem of the target noun phrase (`which athlete`); header stems match through SYNONYMS too."""
+from __future__ import annotations
+
 import dataclasses
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from . import text
+from . import terms
+
+if TYPE_CHECKING:
+    from .question import Question
+    from .view import Column, TableView
 
 NOTE = re.compile(r"\[[^]]*\]")
 
@@ -67,18 +75,18 @@ class Mention:
     exact: bool
 
 
-def mentions(q, view):
+def mentions(q: Question, view: TableView) -> list[Mention]:
     """Mentioned cells of VIEW, best first (score, then table order)."""
     qtext = " " + " ".join(q.words) + " "
     numbers = set(q.numbers) - {v for _, v in q.thresholds}
     years = {int(v) for v in numbers if 1000 <= v <= 2100 and float(v).is_integer()}
-    out = []
+    out: list[Mention] = []
     for i, row in enumerate(view.rows):
         for j, cell in enumerate(row):
             if not cell or (view.summary[i] and j <= 1):
                 continue
-            ws = text.words(NOTE.sub(" ", cell))
-            if not ws or (len(" ".join(ws)) < 2 and not ws[0].isdigit()) or (len(ws) == 1 and ws[0] in text.STOP):
+            ws = terms.words(NOTE.sub(" ", cell))
+            if not ws or (len(" ".join(ws)) < 2 and not ws[0].isdigit()) or (len(ws) == 1 and ws[0] in terms.STOP):
                 continue
             if f" {' '.join(ws)} " in qtext:
                 if view.columns[j].numeric and view.columns[j].numbers[i] is not None and \
@@ -90,10 +98,10 @@ def mentions(q, view):
             if value is not None and value in numbers and len(ws) <= 3:
                 out.append(Mention(i, j, 1.0, True))
                 continue
-            if years and view.columns[j].date and text.year_of(cell) in years:
+            if years and view.columns[j].date and terms.year_of(cell) in years:
                 out.append(Mention(i, j, 0.6, False))  # the year of a date cell
                 continue
-            cont = [text.stem(w) for w in ws if w not in text.STOP]
+            cont = [terms.stem(w) for w in ws if w not in terms.STOP]
             if not cont:
                 continue
             hit = [s for s in cont if s in q.stems]
@@ -103,12 +111,12 @@ def mentions(q, view):
     return out
 
 
-def header_score(q, col, extra=()):
+def header_score(q: Question, col: Column, extra: Iterable[str] = ()) -> float:
     """How well COL's header matches the question (see the module docstring); EXTRA: more stems to match."""
-    stems = {s for s in col.stems if s not in text.STOP}
+    stems = {s for s in col.stems if s not in terms.STOP}
     if not stems:
         return 0.0
-    named = set()
+    named: set[str] = set()
     for s in q.content | set(extra):
         if s in stems or SYNONYMS.get(s, set()) & stems:
             named.add(s)
@@ -119,18 +127,18 @@ def header_score(q, col, extra=()):
     return score / (1 + 0.25 * max(0, len(stems) - 2))
 
 
-def personish(view, j):
+def personish(view: TableView, j: int) -> float:
     """Share of a column's body cells that look like person names: 2 to 4 capitalised words, no digits."""
     cells = [view.rows[i][j] for i in view.body if view.rows[i][j]]
     if not cells:
         return 0.0
-    def ok(c):
+    def ok(c: str) -> bool:
         ws = c.split()
         return 2 <= len(ws) <= 5 and not any(ch.isdigit() for ch in c) and sum(w[:1].isupper() for w in ws) >= 2
     return sum(map(ok, cells)) / len(cells)
 
 
-def table_match(q, view):
+def table_match(q: Question, view: TableView) -> float:
     """How well a table matches a question (to choose among datasets): the sum of its 3 best cell mention
     scores plus half the sum of its 2 best header scores."""
     cells = sum(m.score for m in mentions(q, view)[:3])

@@ -4,9 +4,16 @@ Rows are body rows (no summary rows) in table order; ties go to the earliest row
 turns a superlative cue and a column into max or min (rank columns reverse it: the best rank is the smallest;
 `oldest` is the smallest date or year but the largest age; `fastest` is the smallest time but the largest
 speed)."""
-import collections
+from __future__ import annotations
 
-from . import text
+import collections
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, cast
+
+from . import terms
+
+if TYPE_CHECKING:
+    from .view import Column, TableView
 
 COMPARE = {">": float.__gt__, ">=": float.__ge__, "<": float.__lt__, "<=": float.__le__}
 TIME_HEADERS = {"time", "duration", "length", "dur", "retired"}
@@ -14,7 +21,7 @@ AGE_HEADERS = {"age", "ages"}
 SPEED_HEADERS = {"speed", "mph", "kmh", "km/h", "pace"}
 
 
-def direction(cue, col):
+def direction(cue: str, col: Column) -> str:
     """'max' or 'min' for a superlative CUE ('max', 'min', 'best', 'worst', 'old', 'young', 'fast', 'slow') on
     COL."""
     stems = set(col.stems)
@@ -31,12 +38,12 @@ def direction(cue, col):
     return cue
 
 
-def values(view, rows, j):
+def values(view: TableView, rows: Sequence[int], j: int) -> list[tuple[int, float]]:
     """(row, value) of ROWS whose cell in column J has a sortable value."""
-    return [(i, view.value(i, j)) for i in rows if view.value(i, j) is not None]
+    return cast("list[tuple[int, float]]", [(i, view.value(i, j)) for i in rows if view.value(i, j) is not None])
 
 
-def arg_extreme(view, rows, j, how):
+def arg_extreme(view: TableView, rows: Sequence[int], j: int, how: str) -> int | None:
     """The row with the largest (how='max') or smallest value in column J; None when no row has a value."""
     vals = values(view, rows, j)
     if not vals:
@@ -45,14 +52,14 @@ def arg_extreme(view, rows, j, how):
     return next(i for i, v in vals if v == best)
 
 
-def threshold(view, rows, j, op, bound):
+def threshold(view: TableView, rows: Sequence[int], j: int, op: str, bound: float) -> list[int]:
     """ROWS whose value in column J satisfies `value OP bound`."""
     return [i for i, v in values(view, rows, j) if COMPARE[op](float(v), float(bound))]
 
 
-def most_common(view, rows, j, how="max"):
+def most_common(view: TableView, rows: Sequence[int], j: int, how: str = "max") -> int | None:
     """The row of the first occurrence of the most (or least) frequent value of column J among ROWS."""
-    cells = [(i, text.norm(view.rows[i][j])) for i in rows if view.rows[i][j]]
+    cells = [(i, terms.norm(view.rows[i][j])) for i in rows if view.rows[i][j]]
     if not cells:
         return None
     counts = collections.Counter(c for _, c in cells)
@@ -60,33 +67,33 @@ def most_common(view, rows, j, how="max"):
     return next(i for i, c in cells if counts[c] == best)
 
 
-def count(view, rows, j=None, distinct=False):
+def count(view: TableView, rows: Collection[int], j: int | None = None, distinct: bool = False) -> int:
     """How many ROWS, or how many distinct filled values of column J among them."""
     if distinct and j is not None:
-        return len({text.norm(view.rows[i][j]) for i in rows if view.rows[i][j]})
+        return len({terms.norm(view.rows[i][j]) for i in rows if view.rows[i][j]})
     return len(rows)
 
 
 BLANK = {"", "n/a", "na", "-", "—", "–", "?", "none", "tba", "tbd"}
 
 
-def neighbour(view, row, step, j):
+def neighbour(view: TableView, row: int, step: int, j: int) -> int | None:
     """The nearest body row after (STEP 1) or before (STEP -1) ROW whose cell in column J is filled (not
     n/a, a dash) and differs from ROW's; None past the ends."""
     body = view.body
     if row not in body:
         return None
-    here = text.norm(view.rows[row][j])
+    here = terms.norm(view.rows[row][j])
     k = body.index(row) + step
     while 0 <= k < len(body):
-        cell = text.norm(view.rows[body[k]][j])
+        cell = terms.norm(view.rows[body[k]][j])
         if cell not in BLANK and cell != here:
             return body[k]
         k += step
     return None
 
 
-def fmt(value):
+def fmt(value: float | None) -> str:
     """A computed number as an answer string: integers without a decimal point, else up to 4 decimals."""
     if value is None:
         return ""

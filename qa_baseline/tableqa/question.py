@@ -15,10 +15,12 @@ Cues (first match in the question, lower-cased, accents dropped):
 - threshold: `more than N`, `over N`, `at least N`, `N or more`, `less than N`, `under N`, `at most N`, ...
 - exclusion: `other than X`, `besides X`, `except X`, `aside from X`, `apart from X`, `not`, `without`.
 - comparison: ` or ` between two names, `between`, `which is ...er`."""
+from __future__ import annotations
+
 import dataclasses
 import re
 
-from . import text
+from . import terms
 
 MAX_WORDS = {"most", "highest", "largest", "biggest", "greatest", "longest", "tallest", "maximum", "max", "heaviest",
              "more", "higher", "larger", "bigger", "greater", "longer", "taller", "heavier", "widest", "deepest",
@@ -65,12 +67,12 @@ def _value(word):
 class Question:
     text: str
     norm: str = ""
-    words: tuple = ()
-    stems: frozenset = frozenset()
-    content: frozenset = frozenset()
-    numbers: list = dataclasses.field(default_factory=list)   # values named in the question
+    words: tuple[str, ...] = ()
+    stems: frozenset[str] = frozenset()
+    content: frozenset[str] = frozenset()
+    numbers: list[float] = dataclasses.field(default_factory=list)   # values named in the question
     wh: str = ""
-    target: tuple = ()          # stems of the noun phrase asked for ("which athlete" -> ("athlete",))
+    target: tuple[str, ...] = ()          # stems of the noun phrase asked for ("which athlete" -> ("athlete",))
     count: bool = False
     distinct: bool = False
     difference: bool = False
@@ -80,7 +82,7 @@ class Question:
     super_word: str = ""
     ordinal: str = ""           # "first" / "last"
     neighbour: int = 0          # +1 next, -1 previous
-    thresholds: list = dataclasses.field(default_factory=list)   # (op, value)
+    thresholds: list[tuple[str, float]] = dataclasses.field(default_factory=list)   # (op, value)
     exclude: bool = False
     compare: bool = False
     only: bool = False
@@ -101,13 +103,13 @@ CUES = {  # Question flag -> its cue, searched in " the question's words "
 }
 
 
-def analyse(question):
+def analyse(question: str) -> Question:
     """The Question of a question string (see the module docstring)."""
     q = Question(question)
-    q.norm = text.norm(question)
-    q.words = ws = text.words(question)
-    q.stems = frozenset(text.stem(w) for w in ws)
-    q.content = frozenset(text.stem(w) for w in ws if w not in text.STOP)
+    q.norm = terms.norm(question)
+    q.words = ws = terms.words(question)
+    q.stems = frozenset(terms.stem(w) for w in ws)
+    q.content = frozenset(terms.stem(w) for w in ws if w not in terms.STOP)
     low = " " + " ".join(ws) + " "
     q.numbers, q.nth = _numbers(q.norm, ws)
     q.wh = next((wh for cue, wh in WH if f" {cue} " in low), "")
@@ -221,5 +223,5 @@ def _target(ws):
                  "with", "from", "by", "that", "to", "who", "of", "listed", "and", "won", "after", "before"} or \
                 (out and len(w) > 4 and w.endswith("ed")):  # a past-tense verb ends the noun phrase
             break
-        out.append(text.stem(w))
+        out.append(terms.stem(w))
     return tuple(out)

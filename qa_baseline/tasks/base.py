@@ -3,35 +3,31 @@
 A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__init__.py) is a `Task` subclass:
   - `Settings`: a frozen dataclass of everything that changes its output. Each field is also a command-line
     option (`--name`; declared with `option(...)`); values come from the dataclass defaults, then the task's
-    YAML (qa_baseline/configs/tasks/ID.yaml), then the command line, merged once by `make_settings`. A task sees only its
-    own options. Tasks that retrieve passages use `RetrievalSettings` (corpus, retriever, BM25, dense, hybrid).
+    YAML (qa_baseline/configs/tasks/ID.yaml), then the command line, merged once by `make_settings`
+    (qa_baseline/settings.py). A task sees only its own options. Tasks that retrieve passages use
+    `RetrievalSettings` (corpus, retriever, BM25, dense, hybrid).
   - formats: `read_input` (what the pipeline may see: never gold answers), `read_gold`, `gold_for` (the
     gold of the items a run answered, None without gold), `submission_name`, `write_submission`,
-    `read_submission` (the strict validator: every problem into a validate.Errors) and `score` ->
+    `read_submission` (the strict validator: every problem into a scoring.validate.Errors) and `score` ->
     {"metrics": name -> mean, "per_question": name -> values}, over the measures it lists in `measures`
     (names declared in metrics.MEASURES).
   - the pipeline: `open(settings)` -> components (the retriever, a KB, a collection), then
     `predict(items, components, settings)` -> Prediction (the answers `write_submission` writes).
 
-The run driver (run.py) and the scorer (score.py) only call these; no task-specific branch lives there."""
+The run driver (run.py) and the scorer (scoring/score.py) only call these; no task-specific branch lives there."""
 from __future__ import annotations
 
-import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from ..analysis import ANALYZERS
 from ..errors import NoGold, UserError
-from ..retrievers import RETRIEVERS
-from ..retrievers.bm25 import B, K1
+from ..retrievers.base import RetrieverSettings
+from ..settings import option
 
-
-def option(default=None, help="", choices=None, metavar=None, file=False, cli=True):
-    """A Settings field that is also the command-line option --NAME (FILE: a path, recorded with its checksum;
-    CLI False: set in the task YAML only)."""
-    return field(default=default, metadata={"help": help, "choices": choices, "metavar": metavar, "file": file,
-                                            "cli": cli})
+if TYPE_CHECKING:
+    from ..scoring.validate import Errors
 
 
 @dataclass(frozen=True)
@@ -41,67 +37,12 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class RetrievalSettings(Settings):
-    """Settings of tasks that retrieve passages from a corpus."""
-    corpus: str | None = option(None, "corpus config name or corpus file", metavar="NAME|PATH")
-    retriever: str = option("bm25", "bm25, dense or hybrid", choices=tuple(sorted(RETRIEVERS)))
-    analyzer: str | None = option(None, "BM25 index analyzer (default: the corpus config's)",
-                                  choices=ANALYZERS)
-    k1: float = option(K1, f"BM25 k1 (default {K1})")
-    b: float = option(B, f"BM25 b (default {B})")
-    encoder: str | None = option(None, "dense/hybrid encoder (default: the corpus config's, else the language's)")
-    fusion: str = option("rrf", "hybrid: fusion rule", choices=("rrf", "weighted"))
-    weight: float = option(0.5, "hybrid, weighted fusion: weight of the dense score")
-    rrf_k: float = option(60.0, "hybrid, rrf: the constant k of 1/(k + rank)", cli=False)
-    depth: int = option(100, "hybrid: depth of both lists", cli=False)
-
-    def retriever_params(self):
-        """What the retriever reads (analyzer only when set: else the corpus config's)."""
-        names = ("analyzer", "k1", "b", "encoder", "fusion", "weight", "rrf_k", "depth")
-        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
+class RetrievalSettings(Settings, RetrieverSettings):
+    """Settings of tasks that retrieve passages from a corpus: the retrievers' own (retrievers/base.py) and
+    the task's."""
 
 
-def kind_of(f):
-    """The Python type of a settings field's values: float, int, bool or str."""
-    annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-    return {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
-
-
-def add_options(ap, cls, exclude=(), config=None):
-    """One --NAME option per command-line field of the settings class CLS (default None: not given); the help
-    shows the default that applies: the task config's (CONFIG) where it sets one, else the field's."""
-    for f in dataclasses.fields(cls):
-        if f.metadata.get("cli") and f.name not in exclude:
-            kind = kind_of(f)
-            value = (config or {}).get(f.name, f.default)
-            default = f" (default {value})" if value is not None and f"default {value}" not in \
-                f.metadata["help"] and f.metadata["help"] else ""
-            if kind is bool:
-                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
-                                help=f.metadata["help"])
-            else:
-                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind,
-                                choices=f.metadata["choices"], metavar=f.metadata["metavar"],
-                                help=f.metadata["help"] + default)
-
-
-def make_settings(cls, config, given, source="the task config"):
-    """CLS from its defaults, then CONFIG (the task YAML, named SOURCE in errors; unknown keys are an error),
-    then GIVEN (options set on the command line, None = not given)."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(config) - names)
-    if unknown:
-        raise UserError(f"{source}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    for name, value in config.items():  # the YAML's values, checked as the command line checks its own
-        kind, choices = kind_of(fields[name]), fields[name].metadata["choices"]
-        ok = value is None or (isinstance(value, kind) and not (kind is int and isinstance(value, bool))) or \
-            (kind is float and isinstance(value, int) and not isinstance(value, bool))
-        if not ok or (choices and value is not None and value not in choices):
-            want = f"one of {', '.join(map(str, choices))}" if choices else f"of type {kind.__name__}"
-            raise UserError(f"{source}: setting {name!r} is {value!r}; it must be {want}")
-    values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
-    return cls(**values)
+S = TypeVar("S", bound=Settings)  # a task's Settings class (Task[MCQASettings]); in Task, `Settings` is the class variable
 
 
 @dataclass
@@ -122,27 +63,30 @@ class Prediction:
     diagnose: Callable[[Any], dict] | None = None
 
 
-class Task(ABC):
+class Task(ABC, Generic[S]):
     """One shared task (or sub-task): id, settings, formats, measures and pipeline. The formats default to
     the functions of the task's `formats` module (read_gold, write_submission, read_submission, score) and
     the pipeline to its `pipeline` module's predict; a task overrides what differs."""
-    id: ClassVar[str]
-    title: ClassVar[str]
+    id: str  # the registry's name of the task, given when it is made
+    title: str  # a task made from its id may give its own (mcqa-en)
     Settings: ClassVar[type] = Settings
-    measures: ClassVar[tuple[str, ...]]
+    measures: tuple[str, ...]
     primary: ClassVar[str | None] = None  # the measure leaderboards rank by (default: the first of measures)
-    formats: ClassVar[Any]
-    pipeline: ClassVar[Any] = None  # a module with predict(items, components, settings); None: scorer only
+    formats: Any  # the task's formats module
+    pipeline: Any = None  # a module with predict(items, components, settings); None: scorer only
     multi_file: ClassVar[bool] = False  # score: several --gold/--submission pairs (mcqa)
     source: ClassVar[str] = "-"  # the row's Corpus when the task opens no corpus: where its candidates come from
 
+    def __init__(self, task_id: str):
+        self.id = task_id
+
     @property
-    def main_measure(self):
+    def main_measure(self) -> str:
         """The measure a leaderboard ranks by and a figure shows."""
         return self.primary or self.measures[0]
 
     @property
-    def uses_retriever(self):
+    def uses_retriever(self) -> bool:
         return issubclass(self.Settings, RetrievalSettings)
 
     # --- formats -----------------------------------------------------------------------------------------
@@ -154,7 +98,7 @@ class Task(ABC):
         """The gold of a data file; NoGold when it has none, a UserError at FILE:LINE when a gold row is malformed."""
         return self.formats.read_gold(path)
 
-    def gold_for(self, path: str, reference: Any, settings: Settings) -> Any | None:
+    def gold_for(self, path: str, reference: Any, settings: S) -> Any | None:
         """The gold of the answered items REFERENCE, from the data file PATH (or a file SETTINGS name), read as
         strictly as `score --gold` reads it; None when the file has no gold at all (read_gold raises NoGold)."""
         try:
@@ -163,54 +107,56 @@ class Task(ABC):
             return None
 
     @abstractmethod
-    def submission_name(self, settings: Settings) -> str:
+    def submission_name(self, settings: S) -> str:
         """File name of the submission in the run folder."""
 
-    def write_submission(self, path: str, answers: Any, settings: Settings) -> None:
+    def write_submission(self, path: str, answers: Any, settings: S) -> None:
         """Write ANSWERS in the official format, atomically."""
         self.formats.write_submission(path, answers)
 
-    def read_submission(self, path: str, reference: Any, errors) -> Any:
+    def read_submission(self, path: str, reference: Any, errors: Errors) -> Any:
         """The strict validator: the submission's answers for the items of REFERENCE (input items or gold);
         every problem goes to ERRORS."""
         return self.formats.read_submission(path, reference, errors)
 
-    def score(self, gold: Any, submission: Any) -> dict:
+    def score(self, gold: Any, submission: Any) -> dict[str, Any]:
         """{"metrics", "per_question"} over self.measures."""
         return self.formats.score(gold, submission)
 
-    def score_files(self, pairs: list[tuple[str, str, Any, Any]]) -> dict:
+    def score_files(self, pairs: list[tuple[str, str, Any, Any]]) -> dict[str, Any]:
         """Score (gold path, submission path, gold, submission) PAIRS; one pair unless multi_file."""
         (_, _, gold, submission), = pairs
         return self.score(gold, submission)
 
     # --- the pipeline ------------------------------------------------------------------------------------
     @property
-    def has_pipeline(self):
+    def has_pipeline(self) -> bool:
         return self.pipeline is not None
 
-    def method(self, settings: Settings) -> str:
+    def method(self, settings: S) -> str:
         """The name of the run's method (the row's Retriever column): the retriever by default."""
         return getattr(settings, "retriever", "baseline")
 
-    def open(self, settings: Settings) -> dict[str, Any]:
+    def open(self, settings: S) -> dict[str, Any]:
         """The components PREDICT uses: the corpus and retriever of a retrieval task."""
         if not self.uses_retriever:
             return {}
         from ..config import corpus_config
         from ..retrievers import open_retriever
-        if not settings.corpus:
+        retrieval = cast(RetrievalSettings, settings)  # uses_retriever: self.Settings is a RetrievalSettings
+        if not retrieval.corpus:
             raise UserError(f"task {self.id}: no corpus (fix: give --corpus NAME|PATH, or `corpus:` in its task "
                             "config)")
-        corpus = corpus_config(settings.corpus, getattr(self, "lang", None))
-        return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
+        # the language of a corpus given as a file: --lang where the task has it, else the task's own
+        corpus = corpus_config(retrieval.corpus, getattr(settings, "lang", None) or getattr(self, "lang", None))
+        return {"corpus": corpus, "retriever": open_retriever(retrieval.retriever, corpus, retrieval.retriever_params())}
 
-    def predict(self, items: Any, components: Mapping[str, Any], settings: Settings) -> Prediction:
+    def predict(self, items: Any, components: Mapping[str, Any], settings: S) -> Prediction:
         if self.pipeline is None:
             raise self.no_pipeline()
         return self.pipeline.predict(items, components, settings)
 
-    def no_pipeline(self):
+    def no_pipeline(self) -> UserError:
         from ..hints import command
         return UserError(f"task {self.id} has a scorer but no pipeline yet (fix: score submissions with "
                          f"`{command('score')} --task {self.id}`)")

@@ -2,15 +2,19 @@
 
 `python -m qa_baseline.run --task datasearch --data QUESTIONS.tsv --collection DIR|FILE [--adhoc]`: the
 collection is the metadata JSONL (plain or .bz2) with its data files (a folder or a tar archive,
-qa_baseline/datasets); the gold is read from `--gold FILE`, else from gold.tsv beside the questions file."""
+qa_baseline/collection); the gold is read from `--gold FILE`, else from gold.tsv beside the questions file."""
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
+from typing import Any
 
-from ...datasets import open_collection
+from ...collection import open_collection
 from ...errors import UserError
-from ...fileio import stem
+from ...textio import stem
 from ..base import Settings, Task, option
 from . import formats, pipeline
+from .formats import Question
 
 SYSDESC = "qa_baseline rule-based table QA (lookup, superlative, count, compare, threshold operators)"
 
@@ -28,20 +32,19 @@ class DataSearchSettings(Settings):
     sysdesc: str = option(SYSDESC, "the run file's <SYSDESC> line")
 
 
-class DataSearch(Task):
-    id = "datasearch"
+class DataSearch(Task[DataSearchSettings]):
     title = "NTCIR Data Search QA"
     Settings = DataSearchSettings
     measures = ("EM", "token_F1")
     formats, pipeline = formats, pipeline
 
-    def method(self, settings):
+    def method(self, settings: DataSearchSettings) -> str:
         return "rules"
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> dict[str, Question]:
         return formats.read_questions(path)
 
-    def open(self, settings):
+    def open(self, settings: DataSearchSettings) -> dict[str, Any]:
         if not settings.collection:
             raise UserError("--collection DIR|FILE is required (the metadata JSONL and its data files)")
         if "\t" in settings.sysdesc or "\n" in settings.sysdesc or "</SYSDESC>" in settings.sysdesc:
@@ -51,7 +54,8 @@ class DataSearch(Task):
         return {"collection": collection, "corpus": {"name": stem(name) if os.path.isfile(settings.collection)
                                                      else name}}
 
-    def gold_for(self, path, reference, settings):
+    def gold_for(self, path: str, reference: dict[str, Question], settings: DataSearchSettings
+                 ) -> dict[str, list[str]] | None:
         gold_path = settings.gold or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")
         if not os.path.isfile(gold_path):
             return None
@@ -62,8 +66,8 @@ class DataSearch(Task):
                             f"{path}, e.g. {missing[0]!r} (fix: pass the matching --gold FILE)")
         return {qid: gold[qid] for qid in reference}
 
-    def submission_name(self, settings):
+    def submission_name(self, settings: DataSearchSettings) -> str:
         return "submission.txt"
 
-    def write_submission(self, path, answers, settings):
+    def write_submission(self, path: str, answers: dict[str, str], settings: DataSearchSettings) -> None:
         formats.write_submission(path, answers, settings.sysdesc)

@@ -6,20 +6,24 @@ Run file: first line `<SYSDESC>a short description of the system</SYSDESC>`, the
 question (an empty ANSWER means no answer). Metrics per question, best over the acceptable answers,
 averaged over questions: EM, exact match after `metrics.normalize` (NFKC, case, whitespace,
 leading/trailing punctuation), and F1 of token sets (`metrics.tokens`)."""
+from __future__ import annotations
+
 import collections
 import re
+from collections.abc import Mapping
 
 from ...errors import UserError, at
-from ...fileio import atomic_write, text_lines
-from ...metrics import Answered, score_questions
-from ...validate import SubmissionFile, gold_lines
+from ...fileio import atomic_write
+from ...scoring.metrics import Answered, Scores, score_questions
+from ...scoring.validate import Errors, SubmissionFile, gold_lines
+from ...textio import text_lines
 
 SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
 
 
-def read_gold(path):
+def read_gold(path: str) -> dict[str, list[str]]:
     """{qid: [acceptable answers]} in file order."""
-    gold = {}
+    gold: dict[str, list[str]] = {}
     for n, line in gold_lines(path):
         qid, *answers = line.split("\t")
         if not qid or not answers or not all(a.strip() for a in answers):
@@ -33,17 +37,17 @@ def read_gold(path):
     return gold
 
 
-def write_submission(path, answers, description="qa_baseline"):
+def write_submission(path: str, answers: Mapping[str, str], description: str = "qa_baseline") -> None:
     with atomic_write(path) as f:
         f.write(f"<SYSDESC>{description}</SYSDESC>\n")
         for qid, answer in answers.items():
             f.write(f"{qid}\t{answer}\n")
 
 
-def read_submission(path, gold, errors):
+def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, str]:
     """{qid: answer}; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, gold, line="QID<TAB>ANSWER, after a first line <SYSDESC>...</SYSDESC>")
-    answers = {}
+    answers: dict[str, str] = {}
     lines = list(sub.lines())
     if lines and SYSDESC.fullmatch(lines[0][1]):
         lines = lines[1:]
@@ -58,7 +62,7 @@ def read_submission(path, gold, errors):
     return answers
 
 
-def score(gold, answers):
+def score(gold: Mapping[str, list[str]], answers: Mapping[str, str]) -> Scores:
     return score_questions(("EM", "token_F1"),
                            [Answered(answers[qid], acceptable) for qid, acceptable in gold.items()])
 
@@ -66,10 +70,10 @@ def score(gold, answers):
 Question = collections.namedtuple("Question", "id question dataset")
 
 
-def read_questions(path):
+def read_questions(path: str) -> dict[str, Question]:
     """{qid: Question(id, question, dataset)} of a questions file, lines `qid<TAB>question[<TAB>dataset_id]`
     (no dataset id, or an empty one: the dataset is searched for); a malformed line is a UserError at FILE:LINE."""
-    out = {}
+    out: dict[str, Question] = {}
     for n, line in text_lines(path):
         line = line.rstrip("\r\n")
         if not line.strip():

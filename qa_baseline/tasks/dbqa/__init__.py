@@ -1,10 +1,13 @@
 """NLPCC DBQA (answer-sentence selection): formats in formats.py, the ranking pipeline in pipeline.py."""
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 from ...rankers import RANKERS
-from ...rankers.text import ZH_TOKENS
+from ...rankers.tokens import ZH_TOKENS
 from ..base import Settings, Task, option
 from . import formats, pipeline
+from .formats import Group
 
 
 @dataclass(frozen=True)
@@ -23,23 +26,22 @@ class DBQASettings(Settings):
     encoder: str | None = option(None, "dense ranker: encoder (default minilm for English, e5-small for Chinese)")
 
 
-class DBQA(Task):
-    id = "dbqa"
+class DBQA(Task[DBQASettings]):
     title = "NLPCC DBQA answer-sentence selection"
     Settings = DBQASettings
     measures = ("MRR", "MAP", "ACC@1")
     formats, pipeline = formats, pipeline
     source = "given sentences"  # the candidates are the data file's own sentences
 
-    def method(self, settings):
+    def method(self, settings: DBQASettings) -> str:
         return settings.reranker
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> list[Group]:
         # labels stay: --holdout trains on the labelled groups it does not evaluate; predict scores texts only
         return formats.read(path)
 
-    def gold_for(self, path, reference, settings):
+    def gold_for(self, path: str, reference: list[Group], settings: DBQASettings) -> list[Group] | None:
         return reference if reference[0].labels is not None else None
 
-    def submission_name(self, settings):
+    def submission_name(self, settings: DBQASettings) -> str:
         return "submission.txt"

@@ -7,18 +7,24 @@ same question later in the file is another group); input order is kept. Submissi
 test file, same order and same line count; a finite decimal number, higher = more likely an answer. Within a
 group sentences are ranked by score; equal scores keep the order of the test file. Metrics per question,
 averaged: MRR, MAP (NLPCC AveP, divided by min(m, n)), ACC@1."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TextIO, cast
+
 from ...errors import NoGold, UserError, at
 from ...fileio import atomic_write
-from ...metrics import Judged, rank_by_score, score_questions
-from ...rankers import Candidates as Group  # query = the question, texts = its candidate sentences
-from ...render import plural
-from ...validate import SubmissionFile, gold_lines
+from ...hints import plural
+from ...rankers.base import Candidates as Group  # query = the question, texts = its candidate sentences
+from ...scoring.metrics import Judged, Scores, rank_by_score, score_questions
+from ...scoring.validate import Errors, SubmissionFile, gold_lines
 
 
-def read(path):
+def read(path: str) -> list[Group]:
     """The groups of a DBQA file, labelled or not (not a mix); errors name the file and line. Empty questions
     and sentences pass here (a gold file may have them); the pipeline stops at them (check_text)."""
-    groups, labelled = [], None
+    groups: list[Group] = []
+    labelled = None
     for n, line in gold_lines(path):
         fields = line.split("\t")
         if len(fields) not in (2, 3):
@@ -36,36 +42,36 @@ def read(path):
             groups.append(Group(question, [], [] if labelled else None, n))
         groups[-1].texts.append(sentence)
         if labelled:
-            groups[-1].labels.append(int(label))
+            cast(list[int], groups[-1].labels).append(int(cast(str, label)))  # labelled: both given
     if not groups:
         raise UserError(f"{path}: no lines (fix: write one line per candidate sentence: "
                         "question<TAB>sentence[<TAB>label])")
     return groups
 
 
-def check_text(path, groups):
+def check_text(path: str, groups: Iterable[Group]) -> None:
     """Stop at the first line of PATH with an empty question or sentence (a group's lines are consecutive)."""
     for g in groups:
         for i, sentence in enumerate(g.texts):
             for what, value in (("question", g.query), ("sentence", sentence)):
                 if not value.strip():
-                    raise at(path, g.line + i, f"empty {what}", "pass --allow-empty to rank such lines as they are")
+                    raise at(path, cast(int, g.line) + i, f"empty {what}", "pass --allow-empty to rank such lines as they are")
 
 
-def read_gold(path):
+def read_gold(path: str) -> list[Group]:
     groups = read(path)
     if groups[0].labels is None:
         raise NoGold(f"{path}: no labels (the third field) (fix: pass the labelled file as --gold)")
     return groups
 
 
-def write_submission(path, scores):
+def write_submission(path: str, scores: Iterable[float]) -> None:
     with atomic_write(path) as f:
         for s in scores:
             f.write(f"{float(s)!r}\n")
 
 
-def read_submission(path, groups, errors):
+def read_submission(path: str, groups: Iterable[Group], errors: Errors) -> list[float | None]:
     """The scores, one per line; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, line="a score per line of the test file, in its order, e.g. 0.5")
     scores = [sub.number(n, text) for n, text in sub.lines()]
@@ -76,16 +82,18 @@ def read_submission(path, groups, errors):
     return scores
 
 
-def score(groups, scores):
-    judged, start = [], 0
+def score(groups: Iterable[Group], scores: Sequence[float]) -> Scores:
+    judged: list[Judged] = []
+    start = 0
     for g in groups:
-        rels = [g.labels[i] for i in rank_by_score(scores[start:start + len(g.labels)])]
-        start += len(g.labels)
-        judged.append(Judged.binary(rels, sum(g.labels)))
+        labels = cast(list[int], g.labels)  # gold groups have labels
+        rels = [labels[i] for i in rank_by_score(scores[start:start + len(labels)])]
+        start += len(labels)
+        judged.append(Judged.binary(rels, sum(labels)))
     return score_questions(("MRR", "MAP", "ACC@1"), judged)
 
 
-def write_gold(f, groups):
+def write_gold(f: TextIO, groups: Iterable[Group]) -> None:
     """GROUPS as DBQA lines (with labels when they have them) into the open file F."""
     for g in groups:
         for i, s in enumerate(g.texts):

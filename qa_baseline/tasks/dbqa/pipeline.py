@@ -5,15 +5,24 @@ i % K == K - 1 are evaluated (and written to `heldout.tsv`, the gold file of the
 train the learned ranker (`--train FILE` trains it on another file instead). Lines with an empty question
 or sentence stop the run unless `--allow-empty` (the cmrc2018 stand-in has a 21-line group with an empty
 question)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
+
 from ...errors import UserError
 from ...learning import split as fold_split
 from ...rankers import make
-from ...rankers.text import detect_lang
+from ...rankers.base import RankerSettings
+from ...rankers.tokens import detect_lang
 from ..base import Prediction
-from .formats import check_text, read, write_gold
+from .formats import Group, check_text, read, write_gold
+
+if TYPE_CHECKING:
+    from . import DBQASettings
 
 
-def split(groups, k):
+def split(groups: list[Group], k: int | None) -> tuple[list[Group], list[Group]]:
     """(training part, evaluated part) of GROUPS for --holdout K."""
     if k is None:
         return [], groups
@@ -24,7 +33,7 @@ def split(groups, k):
     return fold_split(groups, k, k - 1)
 
 
-def predict(groups, components, settings):
+def predict(groups: list[Group], components: Mapping[str, Any], settings: DBQASettings) -> Prediction:
     name = settings.reranker
     if settings.train and name != "learned":
         raise UserError(f"--train is for --reranker learned, not {name}")
@@ -36,12 +45,12 @@ def predict(groups, components, settings):
     lang = settings.lang or detect_lang(g.query for g in groups)
     options = {"k1": settings.k1, "b": settings.b, "encoder": settings.encoder, "tokens": settings.tokens,
                "features": [f.strip() for f in settings.features.split(",")] if settings.features else None}
-    ranker = make(name, lang, {k: v for k, v in options.items() if v is not None})
+    ranker: Any = make(name, lang, cast(RankerSettings, {k: v for k, v in options.items() if v is not None}))
     unused = [o for o, v in options.items() if v is not None and o not in ranker.options]
     if unused:
         raise UserError(f"--{unused[0]} is not used by --reranker {name}" +
                         (f" with --features {','.join(ranker.features_of)}" if name == "learned" else ""))
-    observed = {}
+    observed: dict[str, Any] = {}
     if name == "learned":
         if settings.train:
             train = read(settings.train)
@@ -53,16 +62,16 @@ def predict(groups, components, settings):
         ranker.fit(train)
         observed = {"train_questions": len(train), **ranker.fitted()}
     scores = ranker.score(test)
-    trace = None
+    trace: list[dict[str, Any]] | None = None
     if settings.trace:
         trace, start = [], 0
         for g in test:
             mine = [float(s) for s in scores[start:start + len(g.texts)]]
             start += len(g.texts)
             trace.append({"line": g.line, "question": g.query,
-                          "ranked": sorted(({"line": g.line + i, "sentence": t, "score": s}
+                          "ranked": sorted(({"line": cast(int, g.line) + i, "sentence": t, "score": s}
                                             for i, (t, s) in enumerate(zip(g.texts, mine))),
-                                           key=lambda x: -x["score"])})
+                                           key=lambda x: -cast(float, x["score"]))})
     files = {"heldout.tsv": lambda f: write_gold(f, test)} if settings.holdout else {}
     return Prediction(list(scores), reference=test, settings={"lang": lang, **ranker.params()}, observed=observed,
                       trace=trace, files=files)

@@ -1,12 +1,16 @@
 """NLPCC KBQA (knowledge-base QA): formats in formats.py, the baseline (entity linking + predicate ranking
 over the KB store, qa_baseline/kb/) in pipeline.py."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from ...config import resolve_path
 from ...errors import UserError
-from ...fileio import stem
+from ...textio import stem
 from ..base import Settings, Task, option
 from . import formats, pipeline
+from .formats import Item
 
 
 @dataclass(frozen=True)
@@ -19,22 +23,21 @@ class KBQASettings(Settings):
     kb_name: str | None = option(None, "the KB's name in the row (default: the KB file's name)")
 
 
-class KBQA(Task):
-    id = "kbqa"
+class KBQA(Task[KBQASettings]):
     title = "NLPCC KBQA"
     Settings = KBQASettings
     measures = ("precision", "recall", "F1")
     primary = "F1"  # NLPCC KBQA ranks systems by averaged F1
     formats, pipeline = formats, pipeline
 
-    def method(self, settings):
+    def method(self, settings: KBQASettings) -> str:
         return "learned" if settings.train else "rule"
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> dict[str, Item]:
         return formats.read_questions(path)  # question lines only: triples and answers never reach predict
 
-    def open(self, settings):
-        from ...kb.store import open_kb
+    def open(self, settings: KBQASettings) -> dict[str, Any]:
+        from ...index.kb import open_kb
         if not settings.kb:
             from ...hints import command
             raise UserError(f"--task kbqa needs --kb FILE (fix: give the KB file whose store `{command('index')} --kb "
@@ -42,5 +45,5 @@ class KBQA(Task):
         kb = open_kb(resolve_path(settings.kb))
         return {"kb": kb, "corpus": {"name": settings.kb_name or stem(settings.kb)}}
 
-    def submission_name(self, settings):
+    def submission_name(self, settings: KBQASettings) -> str:
         return "submission.txt"

@@ -10,13 +10,16 @@ value contains it; the spaces are optional); each answer is stripped of surround
 are dropped, and an empty answer line means no answer. A submission answers every test question once, with
 the question text of the test file. Answers match by exact string (after that stripping). Metrics: precision, recall and F1 of the answer set per question,
 averaged over questions (F1 = 0 for an empty or disjoint answer set)."""
+from __future__ import annotations
+
 import re
 from collections import namedtuple
+from collections.abc import Iterable, Mapping, Sequence
 
 from ...errors import NoGold, UserError
 from ...fileio import atomic_write
-from ...metrics import Judged, score_questions
-from ...validate import SubmissionFile, gold_error, gold_lines
+from ...scoring.metrics import Judged, Scores, score_questions
+from ...scoring.validate import Errors, Report, SubmissionFile, gold_error, gold_lines
 
 SEP = " ||| "
 Item = namedtuple("Item", "question answers line")
@@ -24,9 +27,11 @@ TAG = re.compile(r"<(question|triple|answer) id=(\d+)>\t(.*)")
 LAYOUT = "<question id=N>\\tquestion, then <answer id=N>\\tanswer[ ||| answer...]"
 
 
-def parse(lines, report):
+def parse(lines: Iterable[tuple[int, str]], report: Report) -> dict[str, Item]:
     """{id: Item} from numbered lines; each problem goes to report(line, message, fix)."""
-    items, answered, current = {}, set(), None
+    items: dict[str, Item] = {}
+    answered: set[str] = set()
+    current: str | None = None
     for n, text in lines:
         m = TAG.fullmatch(text)
         if m is None:
@@ -56,7 +61,7 @@ def parse(lines, report):
     return items
 
 
-def read_gold(path):
+def read_gold(path: str) -> dict[str, Item]:
     if not any(text.startswith("<answer id=") for _, text in gold_lines(path)):
         raise NoGold(f"{path}: no <answer id=N> lines (a test file without gold) (fix: pass the file with answers as "
                      "--gold)")
@@ -66,14 +71,14 @@ def read_gold(path):
     return items
 
 
-def write_submission(path, items):
+def write_submission(path: str, items: Mapping[str, tuple[str, Sequence[str]]]) -> None:
     """ITEMS: {id: (question, [answers])}."""
     with atomic_write(path) as f:
         for qid, (question, answers) in items.items():
             f.write(f"<question id={qid}>\t{question}\n<answer id={qid}>\t{SEP.join(answers)}\n{'=' * 50}\n")
 
 
-def read_submission(path, gold, errors):
+def read_submission(path: str, gold: Mapping[str, Item], errors: Errors) -> dict[str, Item]:
     """{id: Item}; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, gold, line=LAYOUT)
     items = parse(sub.lines(), sub.error)
@@ -85,7 +90,7 @@ def read_submission(path, gold, errors):
     return items
 
 
-def score(gold, items):
+def score(gold: Mapping[str, Item], items: Mapping[str, Item]) -> Scores:
     judged = [Judged.answer_set(items[qid].answers, item.answers) for qid, item in gold.items()]
     return score_questions(("precision", "recall", "F1"), judged)
 
@@ -93,13 +98,14 @@ def score(gold, items):
 ANY_TAG = re.compile(r"<(question|triple|answer) id=([^>]*)>\t?(.*)")
 
 
-def read_questions(path):
+def read_questions(path: str) -> dict[str, Item]:
     """{id: Item(question, [], line)}: the input of a run. Only `<question id=N>` lines are kept: the
     `<triple>` and `<answer>` lines a test file may carry are gold, checked for their place in the block (after
     their question) and dropped here, so they never reach the pipeline. The first problem (a line that is not a
     tagged line, a non-numeric id, a duplicate question id, a triple or answer before its question) is a
     UserError at FILE:LINE."""
-    items, current = {}, None
+    items: dict[str, Item] = {}
+    current = None
     report = gold_error(path)
     for n, text in gold_lines(path):
         m = ANY_TAG.fullmatch(text)

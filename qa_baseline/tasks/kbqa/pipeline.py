@@ -1,24 +1,31 @@
 """The NLPCC KBQA baseline: link the question's KB subjects, rank their (predicate, object) triples, answer
 with the best triple's object (no candidate: no answer).
 
-The KB store (qa_baseline/kb/store.py, built by `python -m qa_baseline.index --kb FILE`) holds the triples
+The KB store (qa_baseline/index/kb.py, built by `python -m qa_baseline.index --kb FILE`) holds the triples
 and the names; linking (kb/link.py) finds every name, alias, homophone, one-edit typo and suffix variant of a
-name in the question; ranking (kb/rank.py) scores each candidate with a logistic regression trained on
+name in the question; ranking (kb/predicates.py) scores each candidate with a logistic regression trained on
 --train (the 2016 training questions; label: the candidate's object is a gold answer), or without --train
 with the documented rule. Only the questions of --data reach this module (formats.read_questions)."""
+from __future__ import annotations
+
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ...kb.rank import FEATURES, Ranker, train
+from ...kb.predicates import FEATURES, Ranker, train
 from ...progress import tqdm
 from ..base import Prediction
-from .formats import read_gold
+from .formats import Item, read_gold
+
+if TYPE_CHECKING:
+    from . import KBQASettings
 
 TRACE_TOP = 5  # candidates per question in trace.jsonl
 
 
-def model_summary(model):
+def model_summary(model: Any) -> dict[str, Any]:
     """The trained ranker in numbers: per feature its standardisation (mean, scale) and weight, the intercept."""
     learned = model.learned
     return {"features": {k: {"mean": float(m), "scale": float(s), "weight": float(w)}
@@ -26,8 +33,9 @@ def model_summary(model):
             "intercept": float(learned.intercept()), "training": model.stats}
 
 
-def trace_record(qid, question, ranked, scores, answers):
-    subjects = {}
+def trace_record(qid: str, question: str, ranked: Sequence[Any], scores: Sequence[float],
+                 answers: Sequence[str]) -> dict[str, Any]:
+    subjects: dict[str, Any] = {}
     for c in ranked:
         subjects.setdefault(c.mention.subject, c.mention.match)
     return {"id": qid, "question": question, "answer": answers,
@@ -38,9 +46,9 @@ def trace_record(qid, question, ranked, scores, answers):
                     for c, s in zip(ranked[:TRACE_TOP], scores[:TRACE_TOP])]}
 
 
-def predict(items, components, settings):
+def predict(items: Mapping[str, Item], components: Mapping[str, Any], settings: KBQASettings) -> Prediction:
     kb = components["kb"]
-    observed = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")}}
+    observed: dict[str, Any] = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")}}
     model = None
     if settings.train:
         gold = read_gold(settings.train)
@@ -50,7 +58,8 @@ def predict(items, components, settings):
         observed["train_stats"] = model.stats
         print(f"trained on {len(gold):,} questions in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     ranker = Ranker(kb, model)
-    answers, trace = {}, [] if settings.trace else None
+    answers: dict[str, tuple[str, list[str]]] = {}
+    trace: list[dict[str, Any]] | None = [] if settings.trace else None
     t0 = time.perf_counter()
     for qid, item in tqdm(items.items(), desc="questions", unit=" q", disable=None):
         got, ranked, scores = ranker.answer(item.question)

@@ -1,12 +1,17 @@
 """IJCNLP-2017 Task 5, multi-choice exam questions: mcqa-en, mcqa-zh (one language each) and mcqa-all
 (scored over both languages' submissions). Formats in formats.py, the published baseline in pipeline.py."""
+from __future__ import annotations
+
 import os
+from typing import Any
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ...fileio import stem
+from ...textio import stem
 from ..base import RetrievalSettings, Task, option
+from ...scoring.validate import Errors
 from . import formats, pipeline
+from .formats import Question
 
 
 @dataclass(frozen=True)
@@ -15,36 +20,38 @@ class MCQASettings(RetrievalSettings):
     team: str = option("qa_baseline", "team id in the submission file name TEAMID_LANG.csv")
 
 
-class MCQA(Task):
+class MCQA(Task[MCQASettings]):
     title = "IJCNLP-2017 Task 5 multi-choice exam QA"
     Settings = MCQASettings
     measures = ("accuracy",)
-    formats, pipeline = formats, pipeline
+    formats = formats
+    pipeline: Any = pipeline  # None for mcqa-all
     multi_file = True
 
-    def __init__(self, task_id, lang):
-        self.id, self.lang = task_id, lang
+    def __init__(self, task_id: str) -> None:
+        super().__init__(task_id)
+        self.lang = lang = task_id.split("-")[1]  # mcqa-en, mcqa-zh, mcqa-all
         self.title = f"{MCQA.title}, {dict(en='English', zh='Chinese', all='both languages')[lang]}"
         if lang == "all":  # scored over both languages' submissions, made by mcqa-en and mcqa-zh
             self.pipeline = None
 
-    def no_pipeline(self):
+    def no_pipeline(self) -> UserError:
         from ...hints import command
         return UserError("mcqa-all is scored over both languages' submissions (fix: run --task mcqa-en and --task "
                          f"mcqa-zh, then `{command('score')} --task mcqa-all --gold EN.csv --submission "
                          "T_en.csv --gold ZH.csv --submission T_zh.csv`)")
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> list[Question]:
         return [q._replace(gold=None) for q in formats.read(path)]  # the answer key never reaches predict
 
-    def submission_name(self, settings):
+    def submission_name(self, settings: MCQASettings) -> str:
         return f"{settings.team}_{self.lang}.csv"
 
-    def read_submission(self, path, reference, errors):
+    def read_submission(self, path: str, reference: list[Question], errors: Errors) -> dict[str, str]:
         self.language_of(path)  # mcqa-all: a file whose language cannot be told is a usage error, first
         return formats.read_submission(path, reference, errors)
 
-    def score_files(self, pairs):
+    def score_files(self, pairs: list[tuple[str, str, Any, Any]]) -> dict[str, Any]:
         """Accuracy over all pairs, per language when there are several, per gold file when a language has
         several (one file per language: its accuracy[LANG] is the file's, not given twice)."""
         stems = [stem(gold_path) for gold_path, *_ in pairs]
@@ -58,7 +65,7 @@ class MCQA(Task):
             result = {part: {k: v for k, v in values.items() if k not in per_file} for part, values in result.items()}
         return result
 
-    def language_of(self, submission_path):
+    def language_of(self, submission_path: str) -> str:
         """The task's language; for mcqa-all the submission's, from its official name TEAMID_en/zh.csv."""
         if self.lang != "all":
             return self.lang

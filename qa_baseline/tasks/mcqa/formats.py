@@ -5,29 +5,35 @@ hold newlines; an optional header row whose first field is `id` is skipped). cor
 as in the official files (for options A-D), or the letter A-D as in some stand-ins. Output:
 `TEAMID_en.csv` / `TEAMID_zh.csv` with lines `id,X` (X one of A, B, C, D), every test id exactly once.
 Scored by accuracy per file, per language and over all questions."""
+from __future__ import annotations
+
 import csv
 from collections import namedtuple
+from collections.abc import Iterable, Mapping, Sequence
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write, text_lines
-from ...metrics import Judged, score_questions, summarise
-from ...validate import SubmissionFile
+from ...fileio import atomic_write
+from ...scoring.metrics import Judged, Scores, score_questions, summarise
+from ...scoring.validate import Errors, SubmissionFile
+from ...textio import text_lines
 
 LABELS = "ABCD"
 FIELDS = "id, question, A, B, C, D"  # the fields of a question line, less the answer
 Question = namedtuple("Question", "id question options gold line")
 
 
-def gold_label(text):
+def gold_label(text: str) -> str | None:
     """The gold label as a letter: 0-3 (official) or A-D; None for anything else."""
     text = text.strip().upper()
     return LABELS[int(text)] if text in ("0", "1", "2", "3") else text if text in tuple(LABELS) else None
 
 
-def read(path):
+def read(path: str) -> list[Question]:
     """Questions of an IJCNLP-2017 T5 CSV file, validated; errors name the file and line."""
-    questions, first_line, has_gold = [], {}, None
-    widths = []  # the field count of each question row so far (6: no answers, 7: with them)
+    questions: list[Question] = []
+    first_line: dict[str, int] = {}
+    has_gold = None
+    widths: list[int] = []  # the field count of each question row so far (6: no answers, 7: with them)
     reader = csv.reader((text for _, text in text_lines(path)), strict=True)
     end = 0
     try:
@@ -48,7 +54,7 @@ def read(path):
                          "answers)", "remove the 7th field, or give every line its answer")
             widths.append(len(rec))
             qid, text, *options = (x.strip() for x in rec[:6])
-            gold = rec[6].strip() if len(rec) == 7 else ""
+            gold: str | None = rec[6].strip() if len(rec) == 7 else ""
             if not qid:
                 raise at(path, line, "empty id")
             if qid in first_line:
@@ -76,21 +82,21 @@ def read(path):
     return questions
 
 
-def write_submission(path, answers):
+def write_submission(path: str, answers: Mapping[str, str]) -> None:
     """`id,X` lines, written atomically; answers maps id -> label, in question order."""
     with atomic_write(path) as f:
         for qid, label in answers.items():
             f.write(f"{qid},{label}\n")
 
 
-def read_gold(path):
+def read_gold(path: str) -> list[Question]:
     questions = read(path)
     if not questions[0].gold:
         raise NoGold(f"{path}: no gold labels (the 7th field, correct) (fix: pass the answer key as --gold)")
     return questions
 
 
-def read_submission(path, questions, errors):
+def read_submission(path: str, questions: Iterable[Question], errors: Errors) -> dict[str, str]:
     """{id: label} of an `id,X` submission; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, [q.id for q in questions], line="id,X (X one of A, B, C, D)")
     answers = {}
@@ -105,15 +111,17 @@ def read_submission(path, questions, errors):
     return answers
 
 
-def score(questions, answers):
+def score(questions: Iterable[Question], answers: Mapping[str, str]) -> Scores:
     """Accuracy: each question's chosen option, one judged item."""
     return score_questions(("accuracy",), [Judged.binary([int(answers.get(q.id) == q.gold)], 1) for q in questions])
 
 
-def score_files(files):
+def score_files(files: Iterable[tuple[str, str, Sequence[Question], Mapping[str, str]]]) -> Scores:
     """Accuracy over all questions, per language when there are several, per file when there are several;
     FILES: (lang, name, questions, answers) tuples."""
-    pooled, by_lang, by_file = [], {}, {}
+    pooled: list[float] = []
+    by_lang: dict[str, list[float]] = {}
+    by_file: dict[str, list[float]] = {}
     for lang, name, questions, answers in files:
         values = score(questions, answers)["per_question"]["accuracy"]
         pooled += values

@@ -1,6 +1,9 @@
 """NLPCC 2014 English open-domain QA (openqa-en): formats in formats.py, the answer-extraction pipeline in
 pipeline.py (shared with qac through qa_baseline/answers)."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from ..base import RetrievalSettings, Task, option
 from . import formats, pipeline
@@ -22,38 +25,29 @@ class AnswerSettings(RetrievalSettings):
                                     "its own)", choices=("en", "ja"))
 
 
-def open_corpus(task, settings):
-    """The corpus (in the task's language, or --lang for a corpus file) and its retriever."""
-    from ...config import corpus_config
-    from ...retrievers import open_retriever
-    corpus = corpus_config(settings.corpus, settings.lang or getattr(task, "lang", None))
-    return {"corpus": corpus, "retriever": open_retriever(settings.retriever, corpus, settings.retriever_params())}
-
-
 @dataclass(frozen=True)
 class OpenQASettings(AnswerSettings):
     system: str = option("qa_baseline", "the System name written on every submission line")
 
 
-class OpenQA(Task):
-    id = "openqa-en"
+class OpenQA(Task[OpenQASettings]):
     title = "NLPCC 2014 English open-domain QA"
     lang = "en"
     Settings = OpenQASettings
     measures = ("MRR", *(f"accuracy@{k}" for k in range(1, formats.MAX_ANSWERS + 1)), "has_answer_accuracy")
     formats, pipeline = formats, pipeline
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> dict[str, str]:
         return formats.read_questions(path)
 
-    def open(self, settings):
+    def open(self, settings: OpenQASettings) -> dict[str, Any]:
         if settings.lang and settings.lang != self.lang:
             from ...errors import UserError
             raise UserError(f"openqa-en answers English questions: --lang {settings.lang} does not apply")
-        return open_corpus(self, settings)
+        return super().open(settings)
 
-    def submission_name(self, settings):
+    def submission_name(self, settings: OpenQASettings) -> str:
         return "submission.txt"
 
-    def write_submission(self, path, answers, settings):
+    def write_submission(self, path: str, answers: dict[str, list[str]], settings: OpenQASettings) -> None:
         formats.write_submission(path, answers, system=settings.system)

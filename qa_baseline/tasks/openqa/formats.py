@@ -8,23 +8,27 @@ N > 0 and False when N = 0, at most 5 answers, best first. An answer is correct 
 answer after `metrics.normalize` (Unicode NFKC, case, inner whitespace runs, leading and trailing whitespace
 and punctuation). Metrics per question, averaged: MRR, accuracy@1..5 (a correct answer among the first N),
 Has-Answer accuracy (Has-Answer equals whether the question has a gold answer)."""
+from __future__ import annotations
+
 import re
+from collections.abc import Mapping, Sequence
 from xml.etree.ElementTree import ParseError
 
 import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write, looks_like, text_lines
-from ...metrics import Judged, match_answers, score_questions
-from ...validate import SubmissionFile
+from ...fileio import atomic_write
+from ...scoring.metrics import Judged, Scores, match_answers, score_questions
+from ...scoring.validate import Errors, SubmissionFile
+from ...textio import looks_like, text_lines
 
 MAX_ANSWERS = 5
 LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"
 PAIR = '<QAPair id="QID"><question id="QID">...</question><answer id="1">...</answer></QAPair>'  # a gold question
 
 
-def parse_pairs(path):
+def parse_pairs(path: str) -> list[tuple[str, str, list[str]]]:
     """(QID, question, [acceptable answers]) of each <QAPair>, in file order. Parsed with defusedxml: DOCTYPE
     and entity declarations (entity expansion, external entities) are refused."""
     text = "".join(line for _, line in text_lines(path))
@@ -43,7 +47,8 @@ def parse_pairs(path):
         raise at(path, e.position[0], f"malformed XML ({e})") from None
     except DefusedXmlException as e:
         raise UserError(f"{path}: {e} (fix: remove DOCTYPE and entity declarations)") from None
-    pairs, seen = [], set()
+    pairs: list[tuple[str, str, list[str]]] = []
+    seen: set[str] = set()
     for pair in root.iter("QAPair"):
         qid = pair.get("id")
         if not qid or qid in seen:
@@ -57,12 +62,12 @@ def parse_pairs(path):
     return pairs
 
 
-def read_questions(path):
+def read_questions(path: str) -> dict[str, str]:
     """{QID: question text}: the input of a run (the answers, when the file has them, are not read)."""
     return {qid: question for qid, question, _ in parse_pairs(path)}
 
 
-def read_gold(path):
+def read_gold(path: str) -> dict[str, list[str]]:
     """{QID: [acceptable answers]} in file order (an empty list: the question has no answer); NoGold when no
     question of the file has an <answer> (a test file)."""
     gold = {qid: answers for qid, _, answers in parse_pairs(path)}
@@ -72,17 +77,18 @@ def read_gold(path):
     return gold
 
 
-def write_submission(path, answers, system="qa_baseline"):
+def write_submission(path: str, answers: Mapping[str, Sequence[str]], system: str = "qa_baseline") -> None:
     """ANSWERS: {QID: [answers, best first]}."""
     with atomic_write(path) as f:
         for qid, ranked in answers.items():
             f.write("\t".join([system, qid, str(bool(ranked)), str(len(ranked)), *ranked]) + "\n")
 
 
-def read_submission(path, gold, errors):
+def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, list[str]]:
     """{QID: [answers]}; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, gold, line=LAYOUT)
-    answers, system = {}, None
+    answers: dict[str, list[str]] = {}
+    system: tuple[str, int] | None = None
     for n, text in sub.lines():
         fields = text.split("\t")
         if len(fields) < 4:
@@ -107,7 +113,7 @@ def read_submission(path, gold, errors):
     return answers
 
 
-def score(gold, answers):
+def score(gold: Mapping[str, list[str]], answers: Mapping[str, Sequence[str]]) -> Scores:
     """Each question's answers against its one gold answer (none when ACCEPTABLE is empty)."""
     judged = [Judged.binary(match_answers(answers[qid], [acceptable]), int(bool(acceptable)))
               for qid, acceptable in gold.items()]

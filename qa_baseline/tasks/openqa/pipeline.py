@@ -4,15 +4,22 @@ answer the best 5, or nothing (Has-Answer False) when the has-answer model says 
 answer. The answer model is the rule unless `--train FILE` (NLPCC XML with answers) or `--folds K`
 (cross-fitting on --data's own answers) fits the learned scorer (kept where it beats the rule on held-out
 folds) and the has-answer threshold (for Has-Answer accuracy)."""
+from __future__ import annotations
+
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ...errors import NoGold, UserError
-from ...answers.stage import Stage, ceilings, check_fitting, fit_models, model_kind, trace_record
+from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, model_kind, trace_record
 from ..base import Prediction
 from .formats import MAX_ANSWERS, parse_pairs, read_gold
 
+if TYPE_CHECKING:
+    from . import OpenQASettings
 
-def _golds(path):
+
+def _golds(path: str) -> dict[str, list[list[str]]]:
     """--folds only: the data's own answers, to cross-fit the answer model (question i answered by the model
     fitted on the other folds)."""
     try:
@@ -21,16 +28,17 @@ def _golds(path):
         raise UserError(f"{path}: --folds needs gold answers (<answer> elements) in the data") from None
 
 
-def predict(questions, components, settings):
+def predict(questions: Mapping[str, str], components: Mapping[str, Any], settings: OpenQASettings) -> Prediction:
     started = time.time()
     corpus = components["corpus"]
     check_fitting(settings.train, settings.folds, len(questions))
-    stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
+    stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)
     golds = _golds(components["data"]) if settings.folds else {}
-    train_groups, observed = None, {}
+    train_groups = None
+    observed: dict[str, Any] = {}
     if settings.train:
         pairs = parse_pairs(settings.train)
         _, train_cands = stage.run([q for _, q, _ in pairs], progress=True, desc="training questions")
@@ -38,7 +46,8 @@ def predict(questions, components, settings):
         observed["train_questions"] = len(pairs)
     models, fitted = fit_models(cands, train_groups, [golds.get(q, []) for q in qids], settings.folds,
                                 "has_answer", False, MAX_ANSWERS, learn=settings.scorer != "rule")
-    answers, trace = {}, []
+    answers: dict[str, Any] = {}
+    trace: list[dict[str, Any]] = []
     for qid, text, ps, cs, model in zip(qids, texts, passages, cands, models):
         chosen, scored, p = model.decide(cs, k=MAX_ANSWERS)
         answers[qid] = [c.text for c in chosen]

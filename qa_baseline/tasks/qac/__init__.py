@@ -1,11 +1,19 @@
 """NTCIR-3 QAC-1: qac-1 (ranked answers, MRR), qac-2 (answer lists, AFM), qac-3 (follow-up questions of a
 series, AFM). Formats in formats.py, the answer-extraction pipeline in pipeline.py (shared with openqa-en
 through qa_baseline/answers)."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any
 
 from ..base import Task, option
-from ..openqa import AnswerSettings, open_corpus
+from ..openqa import AnswerSettings
+from ...scoring.metrics import Scores
+from ...scoring.validate import Errors
+from ..base import Prediction
 from . import formats, pipeline
+from .formats import Gold, Question
 
 
 @dataclass(frozen=True)
@@ -13,32 +21,30 @@ class QACSettings(AnswerSettings):
     max_list: int = option(5, "qac-2/3: the longest answer list")
 
 
-class QAC(Task):
+class QAC(Task[QACSettings]):
     title = "NTCIR-3 QAC-1"
     Settings = QACSettings
     formats = formats
     pipeline = pipeline
 
-    def __init__(self, number):
-        self.id, self.number = f"qac-{number}", number
+    def __init__(self, task_id: str) -> None:
+        super().__init__(task_id)
+        self.number = number = int(task_id.split("-")[1])  # qac-1, qac-2, qac-3
         self.title = f"{QAC.title} task {number}: " + {1: "ranked answers", 2: "answer lists",
                                                         3: "follow-up questions"}[number]
         self.measures = ("MRR", "MRR_supported") if number == 1 else ("AFM",)
 
-    def read_input(self, path):
+    def read_input(self, path: str) -> dict[str, Question]:
         return {q.qid: q for q in formats.read_questions(path)}
 
-    def open(self, settings):
-        return open_corpus(self, settings)
-
-    def submission_name(self, settings):
+    def submission_name(self, settings: QACSettings) -> str:
         return "submission.txt"
 
-    def read_submission(self, path, reference, errors):
+    def read_submission(self, path: str, reference: Mapping[str, Gold], errors: Errors) -> dict[str, list[tuple[str, ...]]]:
         return formats.read_submission(path, reference, errors, task=self.number)
 
-    def score(self, gold, submission):
+    def score(self, gold: Mapping[str, Gold], submission: Mapping[str, list[tuple[str, ...]]]) -> Scores:
         return formats.score(gold, submission, task=self.number)
 
-    def predict(self, items, components, settings):
+    def predict(self, items: Mapping[str, Question], components: Mapping[str, Any], settings: QACSettings) -> Prediction:
         return pipeline.predict(items, components, settings, task=self.number)

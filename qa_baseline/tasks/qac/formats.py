@@ -10,20 +10,24 @@ by an earlier answer, after `metrics.normalize` (NFKC, case, whitespace, leading
 `require_doc` (the QAC-2 rule) its document must also be one of the question's gold documents.
 Metrics: Task 1 MRR (and MRR_supported, the QAC-2 rule); Tasks 2 and 3 AFM, the average F-measure with the
 no-answer rule (Task 3 over the follow-up questions of each series)."""
+from __future__ import annotations
+
 import json
 from collections import namedtuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ...errors import NoGold, UserError, at
 from ...fileio import atomic_write
-from ...metrics import Judged, match_answers, score_questions, summarise, values
-from ...validate import SubmissionFile, gold_lines
+from ...scoring.metrics import Judged, Scores, match_answers, score_questions, summarise, values
+from ...scoring.validate import Errors, SubmissionFile, gold_lines
 
 TASK1_MAX = 5
 Gold = namedtuple("Gold", "answers docs followup")  # followup: a series question after its first
 LAYOUT = "QID<TAB>N<TAB>answer 1<TAB>doc 1<TAB>...<TAB>answer N<TAB>doc N"
 
 
-def _json_list(path, n, text, depth):
+def _json_list(path: str, n: int, text: str, depth: int) -> list[Any]:
     """A JSON list of strings (depth 1) or of non-empty lists of strings (depth 2)."""
     try:
         value = json.loads(text)
@@ -37,7 +41,7 @@ def _json_list(path, n, text, depth):
     return value
 
 
-def read_gold(path):
+def read_gold(path: str) -> dict[str, Gold]:
     """{qid: Gold(answers, docs)} in file order."""
     lines = gold_lines(path)
     header = next(lines, (1, ""))[1].split("\t")
@@ -46,7 +50,7 @@ def read_gold(path):
                      "file with answers as --gold)")
     if not {"qid", "answers_json", "has_answer"} <= set(header):
         raise at(path, 1, "the header must name the columns qid, answers_json and has_answer")
-    gold = {}
+    gold: dict[str, Gold] = {}
     for n, line in lines:
         fields = line.split("\t")
         if len(fields) != len(header):
@@ -73,7 +77,7 @@ def read_gold(path):
 Question = namedtuple("Question", "qid question series prev")  # series: series id or ""; prev: earlier qids
 
 
-def read_questions(path):
+def read_questions(path: str) -> list[Question]:
     """The input of a run, [Question] in file order, from a TSV whose header names at least `qid` and
     `question` (`series_id` and `prev_qids_json`, the earlier questions of a series, for Task 3); gold
     columns are not read. A wrong field count, an empty question, a duplicate qid or a prev qid that is not
@@ -82,7 +86,8 @@ def read_questions(path):
     header = next(lines, (1, ""))[1].split("\t")
     if not {"qid", "question"} <= set(header):
         raise at(path, 1, "the header must name the columns qid and question (tab-separated)")
-    questions, seen = [], set()
+    questions: list[Question] = []
+    seen: set[str] = set()
     for n, line in lines:
         fields = line.split("\t")
         if len(fields) != len(header):
@@ -105,14 +110,14 @@ def read_questions(path):
     return questions
 
 
-def write_submission(path, answers):
+def write_submission(path: str, answers: Mapping[str, Sequence[tuple[str, str]]]) -> None:
     """ANSWERS: {qid: [(answer, doc id or ""), ...] best first}."""
     with atomic_write(path) as f:
         for qid, ranked in answers.items():
             f.write("\t".join([qid, str(len(ranked)), *(x for pair in ranked for x in pair)]) + "\n")
 
 
-def read_submission(path, gold, errors, task=1):
+def read_submission(path: str, gold: Mapping[str, Gold], errors: Errors, task: int = 1) -> dict[str, list[tuple[str, ...]]]:
     """{qid: [(answer, doc)]}; problems go to ERRORS."""
     sub = SubmissionFile(path, errors, gold, line=LAYOUT)
     answers = {}
@@ -128,11 +133,11 @@ def read_submission(path, gold, errors, task=1):
     return answers
 
 
-def score(gold, answers, task=1):
+def score(gold: Mapping[str, Gold], answers: Mapping[str, Sequence[tuple[str, ...]]], task: int = 1) -> Scores:
     """Task 1: MRR, and MRR_supported (an answer counts only with a gold supporting document: the QAC-2
     rule) when the gold names documents. Task 2: AFM over all questions. Task 3: AFM over the follow-up
     questions of the series (all questions when the gold has no series)."""
-    def judged(keep=lambda g, doc: True):  # each question's answers; KEEP: whether an answer may match
+    def judged(keep: Callable[[Gold, str], bool] = lambda g, doc: True) -> list[Judged]:  # each question's answers; KEEP: whether an answer may match
         return [Judged.binary(match_answers([a if keep(g, d) else None for a, d in answers[qid]], g.answers),
                               len(g.answers)) for qid, g in gold.items()]
 

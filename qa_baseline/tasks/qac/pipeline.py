@@ -10,26 +10,36 @@ passages, extract and rank short-answer candidates (qa_baseline/answers), then
 The answer model is the rule unless `--train FILE` (a QAC TSV with answers) or `--folds K` (cross-fitting
 on --data's own answers) fits the learned scorer (kept where it beats the rule on held-out folds), the
 has-answer threshold and the list ratio (both for the mean F-measure)."""
+from __future__ import annotations
+
 import time
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ...answers.rank import RuleScorer, ranked
-from ...answers.stage import Stage, ceilings, check_fitting, fit_models, model_kind, trace_record
+from ...answers.scorers import RuleScorer, ranked
+from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, model_kind, trace_record
 from ...errors import NoGold, UserError
 from ..base import Prediction
-from .formats import TASK1_MAX, read_gold, read_questions, score
+from .formats import TASK1_MAX, Gold, Question, read_gold, read_questions, score
+
+if TYPE_CHECKING:
+    from . import QACSettings
 
 
-def _contexts(questions, stage, progress=True):
+def _contexts(questions: Sequence[Question], stage: ExtractionStage, progress: bool = True
+              ) -> tuple[list[Any], list[Any], list[str], list[str]]:
     """(passages, candidates, queries, contexts) per question, in waves of series position so that each
     follow-up sees the best answers of its earlier questions."""
     by_qid = {q.qid: q for q in questions}
-    best = {}
-    waves = defaultdict(list)
+    best: dict[str, str] = {}
+    waves: defaultdict[int, list[int]] = defaultdict(list)
     for i, q in enumerate(questions):
         waves[len(q.prev)].append(i)
     n = len(questions)
-    passages, cands, queries, contexts = [None] * n, [None] * n, [""] * n, [""] * n
+    passages: list[Any] = [None] * n
+    cands: list[Any] = [None] * n
+    queries, contexts = [""] * n, [""] * n
     rule = RuleScorer()
     for position in sorted(waves):
         idx = waves[position]
@@ -48,7 +58,8 @@ def _contexts(questions, stage, progress=True):
     return passages, cands, queries, contexts
 
 
-def predict(items, components, settings, task=1):
+def predict(items: Mapping[str, Question], components: Mapping[str, Any], settings: QACSettings,
+            task: int = 1) -> Prediction:
     started = time.time()
     questions = list(items.values())
     corpus = components["corpus"]
@@ -62,9 +73,10 @@ def predict(items, components, settings, task=1):
     golds = [data_gold[q.qid].answers if q.qid in data_gold else [] for q in questions]
     if settings.folds and not data_gold:
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
-    stage = Stage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
+    stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     passages, cands, queries, _ = _contexts(questions, stage)
-    train_groups, observed = None, {}
+    train_groups = None
+    observed: dict[str, Any] = {}
     if settings.train:
         train_q = read_questions(settings.train)
         train_gold = read_gold(settings.train)
@@ -73,7 +85,8 @@ def predict(items, components, settings, task=1):
         observed["train_questions"] = len(train_q)
     models, fitted = fit_models(cands, train_groups, golds, settings.folds, value, lists, max_list,
                                 learn=settings.scorer != "rule")
-    answers, trace = {}, []
+    answers: dict[str, Any] = {}
+    trace: list[dict[str, Any]] = []
     for q, query, ps, cs, model in zip(questions, queries, passages, cands, models):
         chosen, scored, p = model.decide(cs, k=TASK1_MAX, lists=lists)
         answers[q.qid] = [(c.text, c.docid) for c in chosen]
@@ -82,7 +95,7 @@ def predict(items, components, settings, task=1):
     seconds = round(time.time() - started, 2)
     observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
                      "questions_per_second": round(len(questions) / seconds, 2) if seconds else None})
-    chose = {"lang": corpus["lang"], "answer_model": model_kind(settings)}
+    chose: dict[str, Any] = {"lang": corpus["lang"], "answer_model": model_kind(settings)}
     if task != 1:
         chose["max_list"] = max_list
 
@@ -96,7 +109,7 @@ def predict(items, components, settings, task=1):
                       diagnose=diagnose)
 
 
-def _gold(path):
+def _gold(path: str) -> dict[str, Gold]:
     """--folds only: the data's gold ({} when it has none), to cross-fit the answer model (question i answered
     by the model fitted on the other folds)."""
     try:

@@ -1,0 +1,236 @@
+"""Ranking candidates and deciding whether a question has an answer.
+
+Scorers (score(candidates) -> one positive number per candidate):
+- `rule`: evidence (features.py) times 0.15 when the question is typed and the candidate does not match the
+  type, times 1.5 when it carries the expected unit, times 0.3 when it lacks it or is a bare number for an
+  untyped question, times (0.5 + best_sentence + window), times (1 - q_overlap / 2) (a candidate that mostly
+  repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
+  when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
+  0.3 for any other candidate.
+- `learned`: a logistic regression (qa_baseline/learning.py: liblinear, random_state 0, standardised
+  features) over FEATURES plus log(evidence) and log(support) and the rule score, labels 1 for candidates
+  equal to a gold answer after `metrics.normalize`; its score is the probability. It is kept only when its
+  MRR beats the rule's on held-out folds of the training questions (learning.keep_if_better: question i in
+  fold i mod K); otherwise the rule ranks.
+
+Answer decisions (`AnswerModel`), fitted on questions with gold answers:
+- has-answer: a logistic regression over the features of the best candidates (top score, second score,
+  their margin, the top candidate's features, log(1 + candidates)) predicts "the collection has an answer";
+  the threshold on its probability is the one that maximises the task's own per-question value on the
+  training questions (Has-Answer accuracy for openqa-en, the F-measure with the no-answer rule for qac);
+  below it the question gets no answers. Without training data every question with a candidate is answered.
+- list ratio (qac-2/3): the answer list is every candidate whose score is at least ratio x the best score
+  (at most `max_list`), ratio fitted on the training questions for the mean F-measure (default 1.0: the best
+  candidate only)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import learning
+from ..scoring.metrics import match_answers, mean, qac_f, reciprocal_rank
+from .features import FEATURES, Candidate
+
+RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
+
+Gold = list[list[str]]  # a question's gold answers, each a list of spellings
+Group = tuple[list[Candidate], Gold]  # a question's candidates and gold
+Scored = list[tuple[Candidate, float]]  # (candidate, score), best first
+
+
+def rule_score(f: dict[str, float]) -> float:
+    s = f["evidence"]
+    if f["type_mismatch"]:
+        s *= 0.15
+    if f["unit_match"]:
+        s *= 1.5
+    if f["unit_missing"] or f["untyped_number"]:
+        s *= 0.3
+    s *= 0.5 + f["best_sentence"] + f["window"]
+    if f["inside"]:
+        s *= 0.7
+    if f["choice"]:
+        s *= 3.0
+    else:
+        s *= 1 - f["q_overlap"] / 2
+    if f["not_choice"]:
+        s *= 0.3
+    if f["length"] > math.log1p(40):
+        s *= 0.5
+    return s
+
+
+class RuleScorer:
+    name = "rule"
+
+    def score(self, cands: Sequence[Candidate]) -> list[float]:
+        return [rule_score(c.features) for c in cands]
+
+    def params(self) -> dict[str, Any]:
+        return {"scorer": "rule"}
+
+
+def vector(f: dict[str, float]) -> list[float]:
+    return [f[k] for k in FEATURES] + [math.log(f["evidence"] + 1e-3), math.log(f["support"] + 1e-3),
+                                       rule_score(f)]
+
+
+def _lr() -> Any:
+    return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
+
+
+class LearnedScorer:
+    name = "learned"
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    @classmethod
+    def fit(cls, groups: Sequence[Group]) -> LearnedScorer | None:
+        """GROUPS: [(candidates, gold)] with gold a list of gold answers, each a list of spellings."""
+        X: list[list[float]] = []
+        y: list[int] = []
+        for cands, gold in groups:
+            keys = set().union(*({s for s in _norm(a)} for a in gold)) if gold else set()
+            for c in cands:
+                X.append(vector(c.features))
+                y.append(int(c.key in keys))
+        if not learning.two_classes(y):
+            return None
+        return cls(_lr().fit(np.array(X), np.array(y)))
+
+    def score(self, cands: Sequence[Candidate]) -> list[float]:
+        if not cands:
+            return []
+        return list(self.model.probability(np.array([vector(c.features) for c in cands])))
+
+    def params(self) -> dict[str, Any]:
+        names = list(FEATURES) + ["log_evidence", "log_support", "rule"]
+        return {"scorer": "learned",
+                "weights": {n: round(float(w), 4) for n, w in zip(names, self.model.coefficients())},
+                "intercept": round(float(self.model.intercept()), 4)}
+
+
+Scorer = RuleScorer | LearnedScorer  # what ranks the candidates
+
+
+def _norm(spellings: Iterable[str]) -> set[str]:
+    from ..scoring.metrics import normalize
+    return {normalize(s) for s in spellings}
+
+
+def ranked(cands: Sequence[Candidate], scorer: Scorer) -> Scored:
+    """(candidate, score) pairs, best first; equal scores keep the candidates' order."""
+    scores = scorer.score(cands)
+    order = sorted(range(len(cands)), key=lambda i: -scores[i])
+    return [(cands[i], float(scores[i])) for i in order]
+
+
+def mrr(groups: Iterable[Group], scorer: Scorer, k: int = 5) -> float:
+    return mean(reciprocal_rank(match_answers([c.text for c, _ in ranked(cands, scorer)[:k]], gold))
+                for cands, gold in groups)
+
+
+def choose_scorer(groups: Sequence[Group], k: int = 5) -> tuple[Scorer, dict[str, float]]:
+    """The rule, or the learned scorer when its held-out MRR (K folds) beats the rule's; returns (scorer,
+    {"rule": MRR, "learned": MRR}) with the learned scorer refitted on all GROUPS."""
+    rule: Scorer = RuleScorer()
+    if len(groups) < 2 * k:
+        return rule, {}
+    scorer, (rule_mrr, learned_mrr) = learning.keep_if_better(groups, k, rule, LearnedScorer.fit,
+                                                              lambda s, held: mrr(held, s))
+    return scorer, {"rule": rule_mrr, "learned": learned_mrr}
+
+
+def top_vector(scored: Scored) -> list[float] | None:
+    """Features of the best candidates of one question (for the has-answer decision)."""
+    if not scored:
+        return None
+    (c, s1), s2 = scored[0], scored[1][1] if len(scored) > 1 else 0.0
+    return [s1, s2, s1 - s2, math.log1p(len(scored))] + [c.features[k] for k in FEATURES]
+
+
+def answer_list(scored: Scored, ratio: float, max_list: int) -> list[Candidate]:
+    """The candidates whose score is at least RATIO x the best score, at most MAX_LIST."""
+    if not scored:
+        return []
+    best = scored[0][1]
+    return [c for c, s in scored[:max_list] if s >= ratio * best]
+
+
+class AnswerModel:
+    """Scorer + has-answer threshold + list ratio; `decide(candidates)` -> (ranked answers, has_answer)."""
+
+    def __init__(self, scorer: Scorer | None = None, has: Any = None, threshold: float | None = None, ratio: float = 1.0,
+                 max_list: int = 5, cv: dict[str, float] | None = None) -> None:
+        self.scorer: Scorer = scorer or RuleScorer()
+        self.has, self.threshold = has, threshold
+        self.ratio, self.max_list, self.cv = ratio, max_list, cv or {}
+
+    def p_answer(self, scored: Scored) -> float:
+        """Probability that the question has an answer (1 when no has-answer model is fitted)."""
+        if not scored:
+            return 0.0
+        if self.has is None:
+            return 1.0
+        return float(self.has.probability(np.array([top_vector(scored)]))[0])
+
+    def decide(self, cands: Sequence[Candidate], k: int = 5, lists: bool = False) -> tuple[list[Candidate], Scored, float]:
+        """The answers for one question: the top K ranked (lists=False) or the ratio list (lists=True), empty
+        when the has-answer probability is below the threshold; returns (answers, scored, p_answer)."""
+        scored = ranked(cands, self.scorer)
+        p = self.p_answer(scored)
+        if not scored or self.threshold is not None and p < self.threshold:
+            return [], scored, p
+        chosen = answer_list(scored, self.ratio, self.max_list) if lists else [c for c, _ in scored[:k]]
+        return chosen, scored, p
+
+    @classmethod
+    def fit(cls, groups: Sequence[Group], value: str | None = "has_answer", lists: bool = False, k_folds: int = 5,
+            max_list: int = 5, learn: bool = True) -> AnswerModel:
+        """Fit on GROUPS [(candidates, gold)]; VALUE: the per-question value the threshold maximises:
+        "has_answer" (Has-Answer accuracy), "f" (QAC F-measure with the no-answer rule) or None (no
+        threshold)."""
+        scorer: Scorer
+        cv: dict[str, float]
+        scorer, cv = choose_scorer(groups, k_folds) if learn else (RuleScorer(), {})
+        model = cls(scorer, max_list=max_list, cv=cv)
+        scored = [ranked(cands, scorer) for cands, _ in groups]
+        if lists:
+            answered = [(s, g) for s, (_, g) in zip(scored, groups) if g and s]
+            model.ratio = max(RATIOS, key=lambda r: (mean(_f(answer_list(s, r, max_list), g) for s, g in answered),
+                                                     r)) if answered else 1.0
+        if value is None:
+            return model  # every question with a candidate is answered (MRR cannot gain from silence)
+        X = [top_vector(s) for s in scored]
+        y = [int(bool(g)) for _, g in groups]
+        rows = [(x, t) for x, t in zip(X, y) if x is not None]
+        if len({t for _, t in rows}) < 2:
+            return model  # all answered (or none): no threshold to learn
+        model.has = _lr().fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
+        probs = [model.p_answer(s) for s in scored]
+        if value == "has_answer":
+            gain = [(float(bool(g)), float(not g)) for _, g in groups]
+        else:
+            gain = [(_f(answer_list(s, model.ratio, max_list) if lists else [c for c, _ in s[:1]], g),
+                     float(not g)) for s, (_, g) in zip(scored, groups)]
+        cuts = sorted(set(probs)) + [1.01]
+        model.threshold = max(cuts, key=lambda t: (sum(a if p >= t else e for p, (a, e) in zip(probs, gain)), -t))
+        return model
+
+    def params(self) -> dict[str, Any]:
+        out = {**self.scorer.params(), "ratio": self.ratio, "max_list": self.max_list}
+        if self.threshold is not None:
+            out["has_answer_threshold"] = round(self.threshold, 4)
+        if self.cv:
+            out["heldout_mrr"] = {k: round(v, 4) for k, v in self.cv.items()}
+        return out
+
+
+def _f(chosen: Sequence[Candidate], gold: Gold) -> float:
+    rels = match_answers([c.text for c in chosen], gold)
+    return qac_f(len(chosen), len(gold), sum(rels))
+

@@ -1,0 +1,76 @@
+"""What every bi-encoder shares: `Encoder` (texts -> L2-normalised float32 vectors in length-sorted batches,
+the spec recorded in an index's manifest) and `decides` (what decides its vectors)."""
+import importlib
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from ..hints import install_extra
+
+
+def decides(name: str, cfg: dict[str, Any], dim: int | None) -> dict[str, Any]:
+    """What decides the vectors of encoder NAME with config CFG (name, dim and the config; not the engine's
+    package versions, which may differ between the machines encoding one corpus): fingerprinted and checked
+    when an index is searched. A function of the config, so that an index's freshness is checked without
+    loading the model (the dim then comes from the index's manifest)."""
+    return {"name": name, "dim": dim, **{k: v for k, v in cfg.items() if k not in ("lang", "path")}}
+
+
+def missing(name: str, package: str) -> UserError:
+    """The error of encoder NAME whose engine needs PACKAGE, which is not installed."""
+    return UserError(f"encoder {name} needs the package {package}: this needs the dense extra (fix: "
+                     f"{install_extra('dense')})")
+
+
+def require(name: str, module: str, package: str) -> Any:
+    """The module MODULE that the engine of encoder NAME runs on (imported when an encoder is loaded, not
+    before), else missing(NAME, PACKAGE)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise missing(name, package) from None
+
+
+class Encoder:
+    """A bi-encoder: a subclass loads its model in __init__ (then calls this one, which probes the dimension)
+    and encodes one batch of texts in `_encode(texts, kind)`."""
+    batch_size = 32
+    normalize = True
+
+    def __init__(self, name: str, cfg: dict[str, Any]) -> None:
+        self.name, self.cfg = name, cfg
+        self.prefix = {"query": cfg.get("query_prefix", ""), "passage": cfg.get("passage_prefix", "")}
+        self.dim = len(self._encode(["dimension probe"], "query")[0])
+
+    def _encode(self, texts: list[str], kind: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def decides(self) -> dict[str, Any]:
+        return decides(self.name, self.cfg, self.dim)
+
+    def spec(self) -> dict[str, Any]:
+        """decides() plus the engine's package versions: recorded in a dense index's manifest."""
+        return {**self.decides(), "package_versions": self.versions()}
+
+    def versions(self) -> dict[str, str | None]:
+        return {}
+
+    def encode(self, texts: list[str], kind: str = "passage", batch_size: int | None = None,
+               bar: Any = None) -> np.ndarray:
+        """L2-normalised float32 vectors of TEXTS (kind: query or passage), in input order; BAR (a tqdm) is
+        advanced by each batch's size."""
+        if kind not in self.prefix:
+            raise ValueError(f"kind must be query or passage, not {kind!r}")
+        cut = int(self.cfg.get("max_chars") or 0) or None  # for engines that do not truncate themselves
+        texts = [self.prefix[kind] + t[:cut] for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # longest first: memory peaks early
+        bs = batch_size or self.batch_size
+        for start in range(0, len(order), bs):
+            idx = order[start:start + bs]
+            out[idx] = self._encode([texts[i] for i in idx], kind)
+            if bar is not None:
+                bar.update(len(idx))
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms > 0, norms, 1) if self.normalize else out

@@ -1,0 +1,113 @@
+"""Encoders run by onnxruntime: a model.onnx + tokenizer.json folder as a bi-encoder (kind `onnx`) or a
+cross-encoder (kind `onnx-cross`), and sentence-transformers models exported to ONNX (`engine: onnx`)."""
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from ..process import device, threads
+from ..versions import dist_version
+from .base import Encoder, require
+from .onnx_export import export_onnx
+
+
+class OnnxModel:
+    """model.onnx + tokenizer.json run with onnxruntime on the CPU (or on DEVICE cuda[:N], which needs
+    onnxruntime-gpu); texts or (a, b) pairs in, outputs[0] out. PADDING: the tokenizer's pad token (default
+    id 0, [PAD])."""
+
+    def __init__(self, name: str, folder: str, max_length: int = 512, padding: dict[str, Any] | None = None,
+                 device: str = "cpu") -> None:
+        onnxruntime = require(name, "onnxruntime", "onnxruntime and tokenizers")
+        Tokenizer = require(name, "tokenizers", "onnxruntime and tokenizers").Tokenizer
+        onnxruntime.disable_telemetry_events()  # and ORT_DISABLE_TELEMETRY, set in qa_baseline/__init__.py
+        model, tok = os.path.join(folder, "model.onnx"), os.path.join(folder, "tokenizer.json")
+        for path in (model, tok):
+            if not os.path.isfile(path):
+                raise UserError(f"encoder {name}: {path} not found")
+        self.tokenizer = Tokenizer.from_file(tok)
+        self.tokenizer.enable_truncation(int(max_length))
+        self.tokenizer.enable_padding(**(padding or {}))
+        opts = onnxruntime.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = threads(), 1
+        providers: list[Any] = ["CPUExecutionProvider"]
+        if device.startswith("cuda"):
+            if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+                raise UserError(f"encoder {name}: QA_BASELINE_DEVICE={device} needs onnxruntime-gpu (this "
+                                f"onnxruntime has {', '.join(onnxruntime.get_available_providers())})")
+            providers.insert(0, ("CUDAExecutionProvider", {"device_id": int(device.partition(":")[2] or 0)}))
+        self.session = onnxruntime.InferenceSession(model, opts, providers=providers)
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def run(self, batch: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """(outputs[0], attention mask) of BATCH, texts or (a, b) pairs."""
+        enc = self.tokenizer.encode_batch(batch)
+        feeds = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
+                 "token_type_ids": [e.type_ids for e in enc]}
+        arrays = {k: np.array(v, dtype=np.int64) for k, v in feeds.items() if k in self.inputs}
+        return self.session.run(None, arrays)[0], arrays["attention_mask"]
+
+
+class OnnxEncoder(Encoder):
+    def __init__(self, name: str, cfg: dict[str, Any]) -> None:
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512))
+        self.pooling, self.normalize = cfg.get("pooling", "mean"), bool(cfg.get("normalize", True))
+        if self.pooling not in ("cls", "mean", "none"):
+            raise UserError(f"encoder {name}: pooling must be cls, mean or none (the graph pools), "
+                            f"not {self.pooling!r}")
+        super().__init__(name, cfg)
+
+    def _encode(self, texts: list[str], kind: str) -> np.ndarray:
+        hidden, mask = self.model.run(texts)
+        if self.pooling == "none":
+            return hidden
+        if self.pooling == "cls":
+            return hidden[:, 0]
+        weights = mask[:, :, None].astype(np.float32)
+        return (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1e-9)
+
+    def versions(self) -> dict[str, str | None]:
+        return {d: dist_version(d) for d in ("onnxruntime", "tokenizers")}
+
+
+class STOnnxEncoder(OnnxEncoder):
+    """A sentence-transformers model run by onnxruntime (`engine: onnx` in its config): exported once by
+    export_onnx, fp32 on the CPU and fp16 on a GPU (QA_BASELINE_DEVICE=cuda, needs onnxruntime-gpu). The
+    graph ends with the model's own pooling (and normalisation), so texts map to sentence embeddings with the
+    same tokenizer, truncation (max_seq_length) and pooling as SentenceTransformer.encode."""
+
+    def __init__(self, name: str, cfg: dict[str, Any]) -> None:
+        self.device = device()
+        self.precision = "fp16" if self.device.startswith("cuda") else "fp32"
+        folder, meta = export_onnx(name, cfg, self.precision)
+        self.model = OnnxModel(name, folder, meta["max_length"], meta["padding"], self.device)
+        self.pooling, self.normalize = "none", True
+        Encoder.__init__(self, name, cfg)
+
+    def spec(self) -> dict[str, Any]:
+        return {**super().spec(), "precision": self.precision}
+
+    def versions(self) -> dict[str, str | None]:
+        return {d: dist_version(d) for d in ("onnxruntime", "tokenizers", "torch", "onnx")}
+
+
+class CrossEncoder:
+    """(question, passage) pairs -> relevance logits: an onnx-cross encoder (encoders.load_cross_encoder)."""
+
+    def __init__(self, name: str, cfg: dict[str, Any], batch_size: int = 32) -> None:
+        self.name = name
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512))
+        self.batch_size = batch_size
+
+    def score(self, pairs: list[tuple[str, str]], bar: Any = None) -> np.ndarray:
+        """float32 logits, one per (question, passage) pair, in input order (length-sorted batches inside); BAR
+        (a tqdm) is advanced by each batch's size."""
+        out = np.zeros(len(pairs), dtype=np.float32)
+        order = sorted(range(len(pairs)), key=lambda i: -len(pairs[i][0]) - len(pairs[i][1]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            out[idx] = self.model.run([tuple(pairs[i]) for i in idx])[0][:, 0]
+            if bar is not None:
+                bar.update(len(idx))
+        return out

