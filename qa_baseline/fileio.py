@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 
@@ -42,6 +42,13 @@ def atomic_write(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterato
         with contextlib.suppress(FileNotFoundError):
             os.remove(tmp)
         raise
+
+
+def write_lines(path: str, lines: Iterable[str]) -> None:
+    """LINES (each without its newline) as the text file PATH, written atomically: a submission's writer."""
+    with atomic_write(path) as f:
+        for line in lines:
+            f.write(line + "\n")
 
 
 def write_json(path: str, obj: Any) -> None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from ...errors import UserError, at
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...scoring.metrics import Answered, Scores, score_questions
 from ...scoring.validate import Errors, SubmissionFile, gold_lines
 from ...textio import text_lines
@@ -38,10 +38,7 @@ def read_gold(path: str) -> dict[str, list[str]]:
 
 
 def write_submission(path: str, answers: Mapping[str, str], description: str = "qa_baseline") -> None:
-    with atomic_write(path) as f:
-        f.write(f"<SYSDESC>{description}</SYSDESC>\n")
-        for qid, answer in answers.items():
-            f.write(f"{qid}\t{answer}\n")
+    write_lines(path, [f"<SYSDESC>{description}</SYSDESC>", *(f"{qid}\t{answer}" for qid, answer in answers.items())])
 
 
 def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, str]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO, cast
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...hints import plural
 from ...rankers.base import Candidates as Group  # query = the question, texts = its candidate sentences
 from ...scoring.metrics import Judged, Scores, rank_by_score, score_questions
@@ -66,9 +66,7 @@ def read_gold(path: str) -> list[Group]:
 
 
 def write_submission(path: str, scores: Iterable[float]) -> None:
-    with atomic_write(path) as f:
-        for s in scores:
-            f.write(f"{float(s)!r}\n")
+    write_lines(path, (f"{float(s)!r}" for s in scores))
 
 
 def read_submission(path: str, groups: Iterable[Group], errors: Errors) -> list[float | None]:

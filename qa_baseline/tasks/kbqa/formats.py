@@ -17,7 +17,7 @@ from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 
 from ...errors import NoGold, UserError
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, score_questions
 from ...scoring.validate import Errors, Report, SubmissionFile, gold_error, gold_lines
 
@@ -73,9 +73,8 @@ def read_gold(path: str) -> dict[str, Item]:
 
 def write_submission(path: str, items: Mapping[str, tuple[str, Sequence[str]]]) -> None:
     """ITEMS: {id: (question, [answers])}."""
-    with atomic_write(path) as f:
-        for qid, (question, answers) in items.items():
-            f.write(f"<question id={qid}>\t{question}\n<answer id={qid}>\t{SEP.join(answers)}\n{'=' * 50}\n")
+    write_lines(path, (f"<question id={qid}>\t{question}\n<answer id={qid}>\t{SEP.join(answers)}\n{'=' * 50}"
+                       for qid, (question, answers) in items.items()))
 
 
 def read_submission(path: str, gold: Mapping[str, Item], errors: Errors) -> dict[str, Item]:

@@ -12,7 +12,7 @@ from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, score_questions, summarise
 from ...scoring.validate import Errors, SubmissionFile
 from ...textio import text_lines
@@ -84,9 +84,7 @@ def read(path: str) -> list[Question]:
 
 def write_submission(path: str, answers: Mapping[str, str]) -> None:
     """`id,X` lines, written atomically; answers maps id -> label, in question order."""
-    with atomic_write(path) as f:
-        for qid, label in answers.items():
-            f.write(f"{qid},{label}\n")
+    write_lines(path, (f"{qid},{label}" for qid, label in answers.items()))
 
 
 def read_gold(path: str) -> list[Question]:

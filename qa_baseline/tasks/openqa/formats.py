@@ -18,7 +18,7 @@ import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions
 from ...scoring.validate import Errors, SubmissionFile
 from ...textio import looks_like, text_lines
@@ -79,9 +79,8 @@ def read_gold(path: str) -> dict[str, list[str]]:
 
 def write_submission(path: str, answers: Mapping[str, Sequence[str]], system: str = "qa_baseline") -> None:
     """ANSWERS: {QID: [answers, best first]}."""
-    with atomic_write(path) as f:
-        for qid, ranked in answers.items():
-            f.write("\t".join([system, qid, str(bool(ranked)), str(len(ranked)), *ranked]) + "\n")
+    write_lines(path, ("\t".join([system, qid, str(bool(ranked)), str(len(ranked)), *ranked])
+                       for qid, ranked in answers.items()))
 
 
 def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, list[str]]:

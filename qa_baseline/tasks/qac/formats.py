@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...errors import NoGold, UserError, at
-from ...fileio import atomic_write
+from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions, summarise, values
 from ...scoring.validate import Errors, SubmissionFile, gold_lines
 
@@ -112,9 +112,8 @@ def read_questions(path: str) -> list[Question]:
 
 def write_submission(path: str, answers: Mapping[str, Sequence[tuple[str, str]]]) -> None:
     """ANSWERS: {qid: [(answer, doc id or ""), ...] best first}."""
-    with atomic_write(path) as f:
-        for qid, ranked in answers.items():
-            f.write("\t".join([qid, str(len(ranked)), *(x for pair in ranked for x in pair)]) + "\n")
+    write_lines(path, ("\t".join([qid, str(len(ranked)), *(x for pair in ranked for x in pair)])
+                       for qid, ranked in answers.items()))
 
 
 def read_submission(path: str, gold: Mapping[str, Gold], errors: Errors, task: int = 1) -> dict[str, list[tuple[str, ...]]]:
