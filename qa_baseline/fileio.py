@@ -194,7 +194,16 @@ def locked(path: str, busy: str) -> Iterator[None]:
 def sha256_file(path: str) -> str:
     """The file's sha256. A file of 64 MiB or more is hashed once per process while its inode, size and
     modification time stay the same (a run fingerprints a multi-GB KB or corpus in several places); smaller
-    ones every time (cheap, and safe from a rewrite within the clock's granularity)."""
+    ones every time (cheap, and safe from a rewrite within the clock's granularity). A folder (a `datasets`
+    save_to_disk folder): the sha256 of its files' relative paths and checksums, in name order."""
+    if os.path.isdir(path):
+        h = hashlib.sha256()
+        for folder, dirs, names in sorted(os.walk(path)):
+            dirs.sort()
+            for name in sorted(names):
+                file = os.path.join(folder, name)
+                h.update(f"{os.path.relpath(file, path)}\t{sha256_file(file)}\n".encode())
+        return h.hexdigest()
     st = os.stat(path)
     if st.st_size < 64 << 20:
         return _sha256.__wrapped__(path)

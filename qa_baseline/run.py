@@ -32,6 +32,7 @@ from .scoring.validate import Errors
 from .settings import add_options, make_settings
 from .retrievers.base import RetrieverSettings
 from .tasks.base import Prediction, Task
+from .tasks.hf import is_dataset_folder
 from .textio import CONTROL, check_readable, stem
 
 DRIVER_OPTIONS = ("task", "data", "out")
@@ -213,7 +214,8 @@ def prepare(argv: Sequence[str]) -> tuple[Task[Any], dict[str, Any], Any, str, s
     data = os.path.abspath(args.data) if args.data else default_data(task.id, data_default)
     if not os.path.exists(data):
         raise UserError(f"{data}: no such data file")
-    check_readable(data)  # a folder or a device is named as such
+    if not is_dataset_folder(data):  # a `datasets` folder (save_to_disk) is data too (tasks/hf.py)
+        check_readable(data)  # another folder or a device is named as such
     return task, given, settings, data, args.out
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from ...rankers import RANKERS
 from ...rankers.tokens import ZH_TOKENS
+from .. import hf
 from ..base import Settings, Task, option
 from . import formats, pipeline
 from .formats import Group
@@ -38,7 +39,10 @@ class DBQA(Task[DBQASettings]):
 
     def read_input(self, path: str) -> list[Group]:
         # labels stay: --holdout trains on the labelled groups it does not evaluate; predict scores texts only
-        return formats.read(path)
+        return hf.dbqa_groups(path) if hf.is_dataset(path) else formats.read(path)
+
+    def read_gold(self, path: str) -> list[Group]:
+        return hf.dbqa_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
 
     def gold_for(self, path: str, reference: list[Group], settings: DBQASettings) -> list[Group] | None:
         return reference if reference[0].labels is not None else None

@@ -16,6 +16,7 @@ from ...rankers import make
 from ...rankers.base import RankerSettings
 from ...rankers.tokens import detect_lang
 from ..base import Prediction
+from .. import hf
 from .formats import Group, check_text, read, write_gold
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def predict(groups: list[Group], components: Mapping[str, Any], settings: DBQASe
     observed: dict[str, Any] = {}
     if name == "learned":
         if settings.train:
-            train = read(settings.train)
+            train = hf.dbqa_groups(settings.train) if hf.is_dataset(settings.train) else read(settings.train)
             if not settings.allow_empty:
                 check_text(settings.train, train)
         if train[0].labels is None:

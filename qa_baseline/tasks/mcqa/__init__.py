@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ...errors import UserError
 from ...textio import stem
+from .. import hf
 from ..base import RetrievalSettings, Task, option
 from ...scoring.validate import Errors
 from . import formats, pipeline
@@ -42,7 +43,11 @@ class MCQA(Task[MCQASettings]):
                          "T_en.csv --gold ZH.csv --submission T_zh.csv`)")
 
     def read_input(self, path: str) -> list[Question]:
-        return [q._replace(gold=None) for q in formats.read(path)]  # the answer key never reaches predict
+        questions = hf.mcqa_questions(path) if hf.is_dataset(path) else formats.read(path)
+        return [q._replace(gold=None) for q in questions]  # the answer key never reaches predict
+
+    def read_gold(self, path: str) -> list[Question]:
+        return hf.mcqa_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
 
     def submission_name(self, settings: MCQASettings) -> str:
         return f"{settings.team}_{self.lang}.csv"

@@ -1,0 +1,210 @@
+"""Task data in the public schemas of Hugging Face datasets: a Parquet file, a JSON-lines file or a `datasets`
+folder written by `save_to_disk`, mapped to a task's own items.
+
+mcqa: ARC (id, question, choices {text, label}, answerKey; also AI2's JSON lines with question {stem,
+choices}), OpenBookQA (id, question_stem, choices, answerKey), CMMLU / C-Eval (Question or question, A, B, C,
+D, Answer or answer; id when given, else the row number) -> Question; four options only. dbqa: WikiQA
+(question_id, question, answer or sentence, label) -> one Group per run of consecutive rows of a question.
+The gold (answerKey, Answer, label) is read here for read_gold; the tasks' read_input drops it as for their
+official formats. Errors name the file and the row (1-based); a file whose columns match no schema of the
+task is one error that lists its columns and the schemas known. pyarrow and datasets are imported when used."""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..errors import NoGold, UserError
+from ..hints import requires
+from ..textio import text_lines
+from ..rankers.base import Candidates as Group
+from .mcqa.formats import LABELS, Question, gold_label
+
+SUFFIXES = (".parquet", ".jsonl")
+Row = dict[str, Any]
+
+
+def is_dataset_folder(path: str) -> bool:
+    """A folder written by `datasets` save_to_disk (a Dataset or a DatasetDict)."""
+    return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, name)) for name in
+                                       ("state.json", "dataset_info.json", "dataset_dict.json"))
+
+
+def is_dataset(path: str) -> bool:
+    """Data this module reads: a .parquet or .jsonl file, or a save_to_disk folder."""
+    return path.lower().endswith(SUFFIXES) or is_dataset_folder(path)
+
+
+def read_rows(path: str) -> list[Row]:
+    """The rows of a Parquet file, a JSON-lines file or a save_to_disk folder, as dicts."""
+    if os.path.isdir(path):
+        datasets = requires("hf", "datasets")  # heavy: only for a folder
+        ds = datasets.load_from_disk(path)
+        if isinstance(ds, datasets.DatasetDict):
+            if len(ds) != 1:
+                raise UserError(f"{path}: a dataset of splits {', '.join(ds)} (fix: give one split's folder, "
+                                f"e.g. {os.path.join(path, next(iter(ds)))})")
+            ds = next(iter(ds.values()))
+        return list(ds.to_list())
+    if path.lower().endswith(".parquet"):
+        pq = requires("hf", "pyarrow.parquet")
+        try:
+            return list(pq.read_table(path).to_pylist())
+        except Exception as e:  # pyarrow's errors for a file that is not Parquet
+            raise UserError(f"{path}: cannot read it as Parquet ({e})") from None
+    rows = []
+    for n, line in text_lines(path):  # UTF-8 (a BOM accepted), 16 MiB per line, another encoding named
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path}:{n}: not JSON ({e.msg})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{path}:{n}: not a JSON object (fix: one object per line)")
+        rows.append(row)
+    return rows
+
+
+def columns(rows: Sequence[Row]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def pick(row: Row, *names: str) -> Any:
+    """The value of the first of NAMES in ROW (None when none is there)."""
+    return next((row[name] for name in names if name in row), None)
+
+
+# --- mcqa --------------------------------------------------------------------------------------------------
+
+def _choices(row: Row) -> tuple[str, list[str], list[str]]:
+    """ARC / OpenBookQA: (question, option texts, option labels); AI2's nested question {stem, choices} too."""
+    question: Any = pick(row, "question", "question_stem")
+    choices: Any = row.get("choices")
+    if isinstance(question, dict):  # AI2's own JSON lines: question {stem, choices: [{text, label}]}
+        question, choices = question.get("stem"), question.get("choices")
+    if isinstance(choices, list):  # [{text, label}, ...]
+        choices = {"text": [c.get("text", "") if isinstance(c, dict) else c for c in choices],
+                   "label": [c.get("label", "") if isinstance(c, dict) else "" for c in choices]}
+    choices = choices if isinstance(choices, dict) else {}
+    return str(question or ""), [str(t) for t in choices.get("text") or []], [str(x) for x in choices.get("label") or []]
+
+
+Read = tuple[str, list[str], list[str], str | None]  # question, options, their labels, the answer or None
+
+
+def _arc(row: Row) -> Read:
+    question, texts, labels = _choices(row)
+    return question, texts, labels, str(row.get("answerKey") or "").strip() or None
+
+
+def _letters(row: Row) -> Read:
+    answer = str(pick(row, "Answer", "answer") or "").strip()
+    return (str(pick(row, "Question", "question") or ""), [str(row.get(x) or "") for x in LABELS],
+            ["A", "B", "C", "D"], answer or None)
+
+
+# name, the columns that tell it, reader of a row
+MCQA_SCHEMAS: list[tuple[str, Callable[[set[str]], bool], Callable[[Row], Read]]] = [
+    ("ARC (id, question, choices {text, label}, answerKey)",
+     lambda c: {"question", "choices"} <= c or ("question" in c and "answerKey" in c), _arc),
+    ("OpenBookQA (id, question_stem, choices {text, label}, answerKey)", lambda c: {"question_stem", "choices"} <= c, _arc),
+    ("CMMLU / C-Eval (Question or question, A, B, C, D, Answer or answer)",
+     lambda c: bool({"Question", "question"} & c) and set(LABELS) <= c, _letters),
+]
+
+
+def unknown(path: str, rows: Sequence[Row], schemas: Sequence[str]) -> UserError:
+    return UserError(f"{path}: columns {', '.join(columns(rows)) or '(none)'} match no known schema (known: "
+                     f"{'; '.join(schemas)})")
+
+
+def mcqa_questions(path: str) -> list[Question]:
+    """The questions of PATH in an MCQA schema, with gold when the file has answers."""
+    rows = read_rows(path)
+    cols = set(columns(rows))
+    schema = next((s for s in MCQA_SCHEMAS if s[1](cols)), None)
+    if schema is None:
+        raise unknown(path, rows, [s[0] for s in MCQA_SCHEMAS])
+    questions: list[Question] = []
+    first: dict[str, int] = {}
+    has_gold = None
+    for n, row in enumerate(rows, 1):
+        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        where = f"{path}: row {n} (id {qid!r})"
+        text, options, labels, gold = schema[2](row)
+        if len(options) != 4:
+            raise UserError(f"{where}: {len(options)} options, expected 4 (A-D) (fix: keep only questions "
+                            "with four options)")
+        if not text.strip():
+            raise UserError(f"{where}: empty question")
+        for label, option in zip(LABELS, options):
+            if not option.strip():
+                raise UserError(f"{where}: empty option {label}")
+        if gold is not None:  # the answer by its option's label (ARC: A-D or 1-4); CMMLU / C-Eval also 0-3
+            letter = LABELS[labels.index(gold)] if gold in labels else gold_label(gold) if labels == list(LABELS) else None
+            if letter is None:
+                raise UserError(f"{where}: answer {gold!r} is not one of the options' labels "
+                                f"({', '.join(labels)})")
+            gold = letter
+        if has_gold is None:
+            has_gold = gold is not None
+        elif has_gold != (gold is not None):
+            raise UserError(f"{where}: answer missing here but present on other rows, or the reverse "
+                            "(fix: give every row its answer, or none)")
+        if qid in first:
+            raise UserError(f"{where}: duplicate id (first on row {first[qid]})")
+        first[qid] = n
+        questions.append(Question(qid, text.strip(), [o.strip() for o in options], gold, n))
+    if not questions:
+        raise UserError(f"{path}: no rows")
+    return questions
+
+
+def mcqa_gold(path: str) -> list[Question]:
+    questions = mcqa_questions(path)
+    if questions[0].gold is None:
+        raise NoGold(f"{path}: no answers (answerKey or Answer) (fix: pass the file with answers as --gold)")
+    return questions
+
+
+# --- dbqa --------------------------------------------------------------------------------------------------
+
+DBQA_SCHEMAS = ["WikiQA (question_id, question, answer or sentence, label)"]
+
+
+def dbqa_groups(path: str) -> list[Group]:
+    """The groups of PATH in the WikiQA schema: consecutive rows of the same question (question_id when given)."""
+    rows = read_rows(path)
+    cols = set(columns(rows))
+    if "question" not in cols or not {"answer", "sentence"} & cols:
+        raise unknown(path, rows, DBQA_SCHEMAS)
+    labelled = "label" in cols
+    groups: list[Group] = []
+    key = None
+    for n, row in enumerate(rows, 1):
+        question, sentence = str(row.get("question") or ""), str(pick(row, "answer", "sentence") or "")
+        label = row.get("label")
+        if labelled and str(label) not in ("0", "1"):
+            raise UserError(f"{path}: row {n}: label {label!r} is not 0 or 1")
+        this = (row.get("question_id"), question)
+        if not groups or this != key:
+            groups.append(Group(question, [], [] if labelled else None, n))
+            key = this
+        groups[-1].texts.append(sentence)
+        if labelled:
+            groups[-1].labels.append(int(str(label)))  # type: ignore[union-attr]  # labelled: a list
+    if not groups:
+        raise UserError(f"{path}: no rows")
+    return groups
+
+
+def dbqa_gold(path: str) -> list[Group]:
+    groups = dbqa_groups(path)
+    if groups[0].labels is None:
+        raise NoGold(f"{path}: no label column (fix: pass the labelled file as --gold)")
+    return groups

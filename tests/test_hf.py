@@ -1,0 +1,128 @@
+"""Task data in Hugging Face schemas (qa_baseline/tasks/hf.py): Parquet, JSON lines and `datasets` save_to_disk
+folders, written here with datasets and pyarrow, give the same submission and scores as the official CSV / TSV."""
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline.errors import UserError
+from qa_baseline.tasks import get, hf
+from qa_baseline.tasks.dbqa import formats as dbqa
+from qa_baseline.tasks.mcqa import formats as mcqa
+
+datasets = pytest.importorskip("datasets")
+
+SAMPLE = os.path.join(FIXTURES, "mcqa-sample.csv")
+DBQA_EN = os.path.join(FIXTURES, "dbqa-en.tsv")
+QUESTIONS = mcqa.read(SAMPLE)
+
+
+def arc(labels="ABCD"):
+    """The sample's questions as ARC columns (option labels LABELS: ARC has both A-D and 1-4)."""
+    return {"id": [q.id for q in QUESTIONS], "question": [q.question for q in QUESTIONS],
+            "choices": [{"text": list(q.options), "label": list(labels)} for q in QUESTIONS],
+            "answerKey": [labels["ABCD".index(q.gold)] for q in QUESTIONS]}
+
+
+def openbookqa():
+    columns = arc()
+    return {"id": columns["id"], "question_stem": columns.pop("question"), "choices": columns["choices"],
+            "answerKey": columns["answerKey"]}
+
+
+def cmmlu():  # no id: the row number is the id
+    return {"Question": [q.question for q in QUESTIONS],
+            **{x: [q.options[i] for q in QUESTIONS] for i, x in enumerate("ABCD")},
+            "Answer": [q.gold for q in QUESTIONS]}
+
+
+def save(columns, path, how):
+    """COLUMNS written as a Parquet file, JSON lines or a save_to_disk folder at PATH; the path."""
+    ds = datasets.Dataset.from_dict(columns)
+    if how == "parquet":
+        ds.to_parquet(str(path))
+    elif how == "jsonl":
+        path.write_text("".join(json.dumps(row) + "\n" for row in ds.to_list()), encoding="utf-8")
+    else:
+        ds.save_to_disk(str(path))
+    return str(path)
+
+
+def run_mcqa(cfg, data, out):
+    from qa_baseline import run
+    run.main(["--task", "mcqa-en", "--data", data, "--corpus", cfg["sources"][0]["file"], "--out", str(out)])
+    row = json.loads((out / "row.json").read_text())
+    with open(row["files"]["submission"], encoding="utf-8") as f:
+        return row, f.read()
+
+
+@pytest.mark.parametrize("columns, how, name", [
+    (arc(), "parquet", "arc.parquet"), (arc("1234"), "jsonl", "arc.jsonl"),
+    (openbookqa(), "folder", "obqa"), (cmmlu(), "parquet", "cmmlu.parquet")])
+def test_mcqa_from_hf_schemas_equals_the_csv_run(tiny_cfg, tmp_path, columns, how, name):
+    data = save(columns, tmp_path / name, how)
+    items = get("mcqa-en").read_input(data)
+    assert all(q.gold is None for q in items)  # the answer key never reaches predict
+    assert [q.options for q in items] == [q.options for q in QUESTIONS]
+    assert get("mcqa-en").read_gold(data)[0].gold == "A"
+    row, submission = run_mcqa(tiny_cfg, data, tmp_path / "run")
+    csv_row, csv_submission = run_mcqa(tiny_cfg, SAMPLE, tmp_path / "csv")
+    if "id" not in columns:  # CMMLU has no ids: the row numbers
+        csv_submission = "".join(f"{n},{line.split(',')[1]}\n" for n, line in enumerate(csv_submission.splitlines(), 1))
+    assert submission == csv_submission
+    assert row["metrics"] == csv_row["metrics"] == {"accuracy": 1.0} and row["questions"] == 4
+
+
+def test_ai2_nested_question_and_a_row_without_four_options(tmp_path):
+    rows = [{"id": q.id, "answerKey": q.gold,
+             "question": {"stem": q.question, "choices": [{"text": t, "label": x} for t, x in zip(q.options, "ABCD")]}}
+            for q in QUESTIONS]
+    path = tmp_path / "ai2.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [(q.id, q.question, q.options, q.gold) for q in hf.mcqa_gold(str(path))] == \
+        [(q.id, q.question, q.options, q.gold) for q in QUESTIONS]
+    columns = arc()
+    columns["choices"][2] = {"text": ["a", "b", "c", "d", "e"], "label": list("ABCDE")}
+    data = save(columns, tmp_path / "five.parquet", "parquet")
+    with pytest.raises(UserError, match=r"five\.parquet: row 3 \(id 'q3'\): 5 options, expected 4"):
+        get("mcqa-en").read_input(data)
+    columns = arc()
+    columns["answerKey"][1] = "E"
+    with pytest.raises(UserError, match=r"row 2 \(id 'q2'\): answer 'E' is not one of the options' labels"):
+        hf.mcqa_questions(save(columns, tmp_path / "e.parquet", "parquet"))
+
+
+def wikiqa():
+    groups = dbqa.read(DBQA_EN)
+    rows = [(f"Q{i}", g.query, text, label) for i, g in enumerate(groups) for text, label in zip(g.texts, g.labels)]
+    return {"question_id": [r[0] for r in rows], "question": [r[1] for r in rows],
+            "document_title": ["t"] * len(rows), "answer": [r[2] for r in rows], "label": [r[3] for r in rows]}
+
+
+def run_dbqa(tmp_path, data, name):
+    out = tmp_path / name
+    proc = cli("run", "--task", "dbqa", "--data", data, "--reranker", "overlap", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((out / "row.json").read_text()), (out / "submission.txt").read_text()
+
+
+@pytest.mark.parametrize("how, name", [("parquet", "wikiqa.parquet"), ("folder", "wikiqa")])
+def test_dbqa_from_wikiqa_schema_equals_the_tsv_run(tmp_path, how, name):
+    data = save(wikiqa(), tmp_path / name, how)
+    assert get("dbqa").read_gold(data) == [g._replace(line=n) for g, n in zip(dbqa.read(DBQA_EN), (1, 4))]
+    row, submission = run_dbqa(tmp_path, data, "hf")
+    tsv_row, tsv_submission = run_dbqa(tmp_path, DBQA_EN, "tsv")
+    assert submission == tsv_submission and row["metrics"] == tsv_row["metrics"] and row["questions"] == 2
+    assert row["data_sha256"] != tsv_row["data_sha256"]
+
+
+def test_unknown_schema_is_one_error_line(tmp_path):
+    data = save({"prompt": ["x"], "completion": ["y"]}, tmp_path / "other.parquet", "parquet")
+    for task, known in (("mcqa-en", "ARC (id, question, choices"), ("dbqa", "WikiQA (question_id, question")):
+        proc = cli("run", "--task", task, "--data", data, "--corpus", os.path.join(FIXTURES, "tiny-en.jsonl"),
+                   "--out", str(tmp_path / "run")) if task == "mcqa-en" else \
+            cli("run", "--task", task, "--data", data, "--out", str(tmp_path / "run"))
+        assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert "other.parquet: columns prompt, completion match no known schema (known: " in proc.stderr
+        assert known in proc.stderr and "Traceback" not in proc.stderr
