@@ -8,7 +8,12 @@ real dumps, into a temp folder. Each is read in its own child process with the c
 passages; peak RSS is the child's ru_maxrss (os.wait4). A "floor" child does the same imports and reads nothing.
 Target: peak RSS of the largest dump <= 1.1x that of the 1x dump (memory does not grow with dump size).
 
-Run: .venv/bin/python bench/ingest_memory.py [--sizes 1,4,16] [--repeats 3] [--keep DIR]
+--parquet: the same for the `parquet` reader (a Parquet file in the layout of the Wikipedia datasets: id, url,
+title, text). 1x is --rows generated articles (default 5,000; 8 paragraphs of 60 words drawn from a fixed
+vocabulary by a seeded generator, about 3.3 kB of text each), written with pyarrow in row groups of 256 rows
+(Snappy); Nx is N times as many rows. Needs the hf extra, not the shared data.
+
+Run: .venv/bin/python bench/ingest_memory.py [--parquet [--rows N]] [--sizes 1,4,16] [--repeats 3] [--keep DIR]
 """
 import argparse
 import bz2
@@ -25,11 +30,13 @@ READ = """import json, sys, time
 from qa_baseline.corpus import read_corpus
 from qa_baseline.errors import Problems
 import qa_baseline.corpus.wikipedia
+if sys.argv[2] == "parquet":
+    import qa_baseline.corpus.parquet, pyarrow.parquet
 t0 = time.perf_counter()
 n = 0
 problems = Problems("skip")
 if sys.argv[1] != "-":
-    cfg = {"name": "x", "lang": "en", "sources": [{"reader": "wikipedia", "file": sys.argv[1]}]}
+    cfg = {"name": "x", "lang": "en", "sources": [{"reader": sys.argv[2], "file": sys.argv[1]}]}
     for p in read_corpus(cfg, problems):
         n += 1
 print(json.dumps({"passages": n, "skipped": problems.count, "seconds": time.perf_counter() - t0}))
@@ -56,36 +63,68 @@ def synthesise(src, copies, path):
     return len(pages) * copies, written
 
 
+def synthesise_parquet(rows, copies, path):
+    """ROWS * COPIES generated articles as a Parquet file in row groups of 256 rows; returns (rows, characters).
+    Written 1,024 rows at a time, so generating the largest file does not hold it in memory either."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rng = random.Random(0)
+    vocab = [f"w{i}" for i in range(5000)] + ["the", "of", "and", "in", "a", "is", "was", "to"] * 200
+    paragraphs = [" ".join(rng.choices(vocab, k=60)) + "." for _ in range(2000)]
+    chars, total = 0, rows * copies
+    with pq.ParquetWriter(path, pa.schema([(c, pa.string()) for c in ("id", "url", "title", "text")])) as w:
+        for start in range(0, total, 1024):
+            ids = [str(i + 1) for i in range(start, min(start + 1024, total))]
+            texts = ["\n\n".join(paragraphs[(int(i) * 7 + k * 13) % len(paragraphs)] for k in range(8)) for i in ids]
+            chars += sum(map(len, texts))
+            w.write_table(pa.table({"id": ids, "url": [f"https://en.wikipedia.org/wiki?curid={i}" for i in ids],
+                                    "title": [f"Article {i}" for i in ids], "text": texts}), row_group_size=256)
+    return total, chars
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1,4,16", help="dump sizes as multiples of the slice (default 1,4,16)")
     ap.add_argument("--repeats", type=int, default=3, help="children per size; medians reported (default 3)")
     ap.add_argument("--keep", help="write the synthetic dumps here and keep them (default: a temp folder, removed)")
+    ap.add_argument("--parquet", action="store_true", help="measure the parquet reader on generated Parquet files")
+    ap.add_argument("--rows", type=int, default=5000, help="--parquet: articles in the 1x file (default 5,000)")
     args = ap.parse_args()
     sizes = sorted({int(s) for s in args.sizes.split(",")})
-    src = data_dir("corpora", "en", "enwiki-pages-articles-slice.xml.bz2")
+    reader = "parquet" if args.parquet else "wikipedia"
+    src = "generated" if args.parquet else data_dir("corpora", "en", "enwiki-pages-articles-slice.xml.bz2")
     try:
-        import qa_baseline.corpus.wikipedia  # noqa: F401
-    except Exception as e:  # the reader is still being written
-        sys.exit(f"bench: qa_baseline/corpus/wikipedia.py cannot be imported yet ({type(e).__name__}: {e})")
+        __import__(f"qa_baseline.corpus.{reader}")
+        if args.parquet:
+            import pyarrow.parquet  # noqa: F401
+    except Exception as e:  # the reader is still being written, or the hf extra is not installed
+        sys.exit(f"bench: the {reader} reader cannot be imported ({type(e).__name__}: {e})")
 
     work = args.keep or tempfile.mkdtemp(prefix="bench-ingest-")
     os.makedirs(work, exist_ok=True)
     try:
         dumps = {}
+        kind = "parquet" if args.parquet else "bz2"
         for m in sizes:
-            path = os.path.join(work, f"enwiki-x{m}.xml.bz2")
-            pages, chars = synthesise(src, m, path)
+            if args.parquet:
+                path = os.path.join(work, f"wiki-x{m}.parquet")
+                pages, chars = synthesise_parquet(args.rows, m, path)
+            else:
+                path = os.path.join(work, f"enwiki-x{m}.xml.bz2")
+                pages, chars = synthesise(src, m, path)
             dumps[m] = (path, pages, chars, os.path.getsize(path))
-            print(f"  synthesised {m}x: {pages} pages, {chars / 1e6:.0f} M characters, "
-                  f"{dumps[m][3] / 1e6:.1f} MB bz2", file=sys.stderr, flush=True)
-        print(f"source: {os.path.basename(src)}; {args.repeats} children per size; {load_info()}", flush=True)
+            print(f"  synthesised {m}x: {pages} {'rows' if args.parquet else 'pages'}, {chars / 1e6:.0f} M "
+                  f"characters, {dumps[m][3] / 1e6:.1f} MB {kind}", file=sys.stderr, flush=True)
+        print(f"source: {os.path.basename(src)}; reader {reader}; {args.repeats} children per size; {load_info()}",
+              flush=True)
 
-        floor = [run_child([PYTHON, "-c", READ, "-"]).rss_mb for _ in range(args.repeats)]
+        floor = [run_child([PYTHON, "-c", READ, "-", reader]).rss_mb for _ in range(args.repeats)]
         rows, rss_by_size = [["floor (imports only)", "-", "-", "-", "-", "-", spread(floor, "{:.0f}")]], {}
         for m in sizes:
             path, pages, chars, size = dumps[m]
-            runs = [run_child([PYTHON, "-c", READ, path]) for _ in range(args.repeats)]
+            runs = [run_child([PYTHON, "-c", READ, path, reader]) for _ in range(args.repeats)]
             results = [json.loads(c.last_line()) for c in runs]
             if len({r["passages"] for r in results}) != 1:
                 sys.exit(f"bench: passage counts differ between runs of {m}x: {[r['passages'] for r in results]}")
@@ -94,12 +133,14 @@ def main():
             rows.append([f"{m}x", f"{pages:,}", f"{n:,}", f"{chars / 1e6:.0f} / {size / 1e6:.1f}",
                          f"{secs:.1f}", f"{n / secs:,.0f}", spread([c.rss_mb for c in runs], "{:.0f}")])
         print()
-        table(["dump", "pages", "passages", "input M chars xml / MB bz2", "read s", "passages/s",
+        table(["dump", "rows" if args.parquet else "pages", "passages",
+               f"input M chars {'text' if args.parquet else 'xml'} / MB {kind}", "read s", "passages/s",
                "peak RSS MB median (min-max)"], rows)
         lo, hi = sizes[0], sizes[-1]
         growth = (rss_by_size[hi] - rss_by_size[lo]) / max(dumps[hi][2] - dumps[lo][2], 1) * 1e6
         print(f"\npeak RSS above the floor: {lo}x {rss_by_size[lo] - median(floor):.0f} MB, "
-              f"{hi}x {rss_by_size[hi] - median(floor):.0f} MB; growth {growth:.3f} MB per extra MB of XML")
+              f"{hi}x {rss_by_size[hi] - median(floor):.0f} MB; growth {growth:.3f} MB per extra MB of "
+              f"{'text' if args.parquet else 'XML'}")
         verdict(f"peak RSS {hi}x / {lo}x dump", rss_by_size[hi] / rss_by_size[lo], 1.1, higher_is_better=False)
     finally:
         if not args.keep:

@@ -114,20 +114,22 @@ def resolve_path(path: str) -> str:
 
 
 DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language -> BM25 analyzer
-READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl"}
+READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl",
+                    ".parquet": "parquet"}  # and a folder of *.parquet shards: parquet
 
 
 def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | None = None) -> dict[str, Any]:
-    """A corpus config by name, or an ad-hoc one for a single corpus file. The indexes of a corpus config live
-    under its name (cfg["index"]); those of a corpus file under the file's name plus a short checksum of its
-    path (index.layout.file_index_name), or INDEX_NAME (`index --name`)."""
+    """A corpus config by name, or an ad-hoc one for a single corpus file or a folder of Parquet shards. The
+    indexes of a corpus config live under its name (cfg["index"]); those of a corpus file under the file's name
+    plus a short checksum of its path (index.layout.file_index_name), or INDEX_NAME (`index --name`)."""
     if os.path.sep in name_or_path or os.path.isfile(name_or_path) or \
             os.path.isdir(name_or_path) and not config_path("corpora", name_or_path):
         path = os.path.abspath(name_or_path)
-        if os.path.isdir(path):
-            raise UserError(f"{path}: is a folder, not a corpus file (fix: give the corpus file itself, or a "
-                            f"corpus config name: {', '.join(known_corpora())})")
-        reader = next((r for s, r in READER_BY_SUFFIX.items() if path.endswith(s)), None)
+        if os.path.isdir(path) and not glob.glob(os.path.join(glob.escape(path), "*.parquet")):
+            raise UserError(f"{path}: is a folder, not a corpus file (fix: give the corpus file itself, a folder of "
+                            f"Parquet shards, or a corpus config name: {', '.join(known_corpora())})")
+        reader = "parquet" if os.path.isdir(path) else \
+            next((r for s, r in READER_BY_SUFFIX.items() if path.endswith(s)), None)
         if reader is None:
             raise UserError(f"{path}: cannot tell the corpus format (fix: use one of "
                             f"{', '.join(READER_BY_SUFFIX)} or a corpus config)")

@@ -11,7 +11,18 @@ from . import ROOT
 
 # passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores: 38.1 on a quiet machine
 # (bench/dense_encode.py), about 27 under the load of other work (README, Speed and memory)
-DENSE_RATE = (27, 38)
+DENSE_RATES = {"pytorch": (27, 38, "minilm"),  # sentence-transformers on PyTorch
+               "onnx": (68, 73, "minilm-onnx")}  # the ONNX Runtime engine (bench/dense_encode.py, docs/results.md)
+
+
+def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
+    """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores, by its engine."""
+    from .config import encoder_config
+    try:
+        engine = encoder_config(encoder).get("engine") if encoder else None
+    except Exception:  # an unknown encoder: its error comes where it is loaded
+        engine = None
+    return DENSE_RATES["onnx" if engine == "onnx" else "pytorch"]
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -59,13 +70,14 @@ def missing_extra(extra: str, package: str) -> NoReturn:
     raise UserError(f"this needs the {extra} extra ({package} is not installed): {install_extra(extra)}") from None
 
 
-def dense_time(passages: int) -> str:
+def dense_time(passages: int, encoder: str | None = None) -> str:
     """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–59 min for 95,675 passages, at
     the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
-    slow, fast = passages / DENSE_RATE[0], passages / DENSE_RATE[1]
+    low_rate, high_rate, measured = dense_rate(encoder)
+    slow, fast = passages / low_rate, passages / high_rate
     unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
     show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
     low, high = show(fast / unit), show(slow / unit)
     return (f"an estimated {high if low == high else f'{low}–{high}'} {name} for {plural(passages, 'passage')}, at "
-            f"the {DENSE_RATE[0]}–{DENSE_RATE[1]} passages/s measured with minilm on 2 CPU cores; more cores or a "
+            f"the {low_rate}–{high_rate} passages/s measured with {measured} on 2 CPU cores; more cores or a "
             "GPU are faster")

@@ -135,6 +135,18 @@ def test_onnx_encoder_applies_prefix_pooling_and_normalisation():
     assert (p @ q[0])[0] > 0.7
 
 
+def test_an_onnx_index_answers_queries_as_minilm(dense_cfg):
+    """A minilm-onnx index (vital-en's default) opens for queries (its manifest records the engine's precision,
+    which, like its versions, is not compared: fp16 GPU builds serve fp32 CPU queries) and ranks as minilm."""
+    build_dense(dense_cfg, "minilm-onnx", shard_size=4)
+    queries = ["cat", "the moon orbits the earth", "iron metal magnet"]
+    onnx = open_retriever("dense", dense_cfg, {"encoder": "minilm-onnx"}).search(queries, 6)
+    torch = open_retriever("dense", dense_cfg, {"encoder": "minilm"}).search(queries, 6)
+    for a, b in zip(onnx, torch):
+        assert [h[0] for h in a] == [h[0] for h in b]
+        np.testing.assert_allclose([h[1] for h in a], [h[1] for h in b], atol=1e-4)
+
+
 def test_cross_encoder_matches_the_model_card():
     """The model card of cross-encoder/ms-marco-MiniLM-L-12-v2 gives 9.19 and -11.19 (full precision);
     the int8 ONNX model is within 0.2 of both."""

@@ -126,3 +126,81 @@ def test_unknown_schema_is_one_error_line(tmp_path):
         assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
         assert "other.parquet: columns prompt, completion match no known schema (known: " in proc.stderr
         assert known in proc.stderr and "Traceback" not in proc.stderr
+
+
+QAC_JA = os.path.join(FIXTURES, "answers-qac-ja.tsv")
+
+
+def squad2():
+    """The qac-ja fixture's questions as SQuAD 2.0 columns, and one more whose annotators spelled the answer
+    two ways (one repeated); J4 has no answer (empty answers.text)."""
+    from qa_baseline.tasks.qac import formats as qac
+    gold, questions = qac.read_gold(QAC_JA), qac.read_questions(QAC_JA)
+    rows = [(q.qid, q.question, [s for a in gold[q.qid].answers for s in a]) for q in questions]
+    rows.append(("E1", "Who won Super Bowl 50?", ["Denver Broncos", "Broncos", "Denver Broncos"]))
+    return {"id": [r[0] for r in rows], "title": ["t"] * len(rows), "context": ["a context"] * len(rows),
+            "question": [r[1] for r in rows],
+            "answers": [{"text": r[2], "answer_start": [0] * len(r[2])} for r in rows]}
+
+
+def qac_tsv(path):
+    """The TSV equivalent of squad2() (no supporting documents: SQuAD names none)."""
+    lines = ["qid\tquestion\tanswers_json\thas_answer"]
+    with open(QAC_JA, encoding="utf-8") as f:
+        rows = f.read().splitlines()[1:]
+    for line in rows:
+        qid, question, answers, has_answer, _ = line.split("\t")
+        lines.append(f"{qid}\t{question}\t{answers}\t{has_answer}")
+    lines.append("E1\tWho won Super Bowl 50?\t" + json.dumps([["Denver Broncos", "Broncos"]]) + "\t1")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("how, name", [("parquet", "squad.parquet"), ("jsonl", "squad.jsonl")])
+def test_qac_from_squad2_equals_the_tsv(tmp_path, how, name):
+    data, tsv = save(squad2(), tmp_path / name, how), qac_tsv(tmp_path / "gold.tsv")
+    task = get("qac-2")
+    assert task.read_input(data) == task.read_input(tsv)  # the context and answers never reach predict
+    assert task.read_gold(data) == task.read_gold(tsv)
+    assert task.read_gold(data)["J4"].answers == [] and task.read_gold(data)["E1"].answers == [["Denver Broncos", "Broncos"]]
+    submission = tmp_path / "submission.txt"  # J1 right, J2 wrong, J3 silent, J4 right (no answer), E1 by a spelling
+    submission.write_text("J1\t1\t1974年6月\t\nJ2\t1\t三島由紀夫\t\nJ3\t0\nJ4\t0\nE1\t2\tBroncos\t\tPanthers\t\n",
+                          encoding="utf-8")
+    outputs = []
+    for gold in (data, tsv):
+        proc = cli("score", "--task", "qac-2", "--gold", gold, "--submission", str(submission))
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1] and "AFM" in outputs[0]
+
+
+def test_squad2_without_answers_is_input_only_and_a_wrong_schema_is_one_line(tmp_path):
+    columns = squad2()
+    del columns["answers"]
+    data = save(columns, tmp_path / "test.parquet", "parquet")
+    assert list(get("qac-2").read_input(data)) == ["J1", "J2", "J3", "J4", "E1"]
+    from qa_baseline.errors import NoGold
+    with pytest.raises(NoGold):
+        get("qac-2").read_gold(data)
+    other = save({"prompt": ["x"]}, tmp_path / "other.parquet", "parquet")
+    with pytest.raises(UserError, match=r"columns prompt match no known schema \(known: SQuAD 2\.0 \(id"):
+        get("qac-2").read_input(other)
+
+
+def wtq():
+    return {"id": ["nt-0", "nt-1"], "question": ["which nation won the most silver medals?", "who came first?"],
+            "table": [{"header": ["Nation", "Silver"], "rows": [["Norway", "3"], ["Canada", "1"]], "name": "csv/1.csv"}] * 2,
+            "answers": [["Norway"], ["Norway", "Canada"]]}
+
+
+def test_wikitablequestions_is_gold_for_datasearch_and_run_refuses_it_in_one_line(tmp_path):
+    data = save(wtq(), tmp_path / "wtq.parquet", "parquet")
+    assert get("datasearch").read_gold(data) == {"nt-0": ["Norway"], "nt-1": ["Norway, Canada"]}
+    submission = tmp_path / "submission.txt"
+    submission.write_text("<SYSDESC>x</SYSDESC>\nnt-0\tnorway\nnt-1\tNorway\n", encoding="utf-8")
+    proc = cli("score", "--task", "datasearch", "--gold", data, "--submission", str(submission))
+    assert proc.returncode == 0 and "EM" in proc.stdout, proc.stderr
+    proc = cli("run", "--task", "datasearch", "--data", data, "--collection",
+               os.path.join(FIXTURES, "datasearch-collection"), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "WikiTableQuestions data is read as gold only" in proc.stderr and "Traceback" not in proc.stderr

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import Problems, UserError
 
-READERS = ("jsonl", "vital", "wikipedia")
+READERS = ("jsonl", "parquet", "vital", "wikipedia")
 
 Passage = dict[str, str]  # {"id", "title", "contents"}
 Where = tuple[str, int | str]  # (file, line number or "entry N"/"page N"): where a record is, for a problem

@@ -182,7 +182,7 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
             print(f"{work}: resuming after {plural(done, 'finished shard')}", file=sys.stderr)
     if passages := read_manifest(bm25_dir(cfg, root=root)).get("passages"):  # known when the BM25 index is built
         print(f"{final}: {plural(passages, 'passage')} to encode with {encoder.name} ({encoder.dim}-d "
-              f"float32: {passages * encoder.dim * 4 / 2**20:,.0f} MB of vectors; {dense_time(passages)}; "
+              f"float32: {passages * encoder.dim * 4 / 2**20:,.0f} MB of vectors; {dense_time(passages, encoder.name)}; "
               "`index --no-dense` skips dense indexes)", file=sys.stderr)
     started = time.time()
     problems = Problems(on_bad_record)

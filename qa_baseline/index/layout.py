@@ -23,7 +23,7 @@ from ..analysis import ANALYZERS
 from ..config import WORKSPACE
 from ..errors import UserError
 from ..fileio import locked, read_json, sha256_file, tidy_dir
-from ..hints import DENSE_RATE, command, dense_time, requires
+from ..hints import command, dense_rate, dense_time, requires
 from ..process import threads
 from ..textio import CONTROL, stem
 
@@ -161,15 +161,15 @@ def bm25_options(cfg: dict[str, Any], analyzer: str) -> str:
         (" --no-dense" if cfg.get("dense") else "")
 
 
-def dense_note(cfg: dict[str, Any], root: str | None = None) -> str:
+def dense_note(cfg: dict[str, Any], root: str | None = None, encoder: str | None = None) -> str:
     """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
     ...`): an estimate from the passages of its BM25 index (hints.dense_time), or the measured rate when no BM25
     index says how many there are."""
     for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
         if passages := read_manifest(bm25_dir(cfg, analyzer, root, built=True)).get("passages"):
-            return f"; it takes {dense_time(passages)}"
-    return (f"; it encodes about {DENSE_RATE[0]}–{DENSE_RATE[1]} passages/s, an estimate measured with minilm on 2 "
-            "CPU cores")
+            return f"; it takes {dense_time(passages, encoder)}"
+    slow, fast, measured = dense_rate(encoder)
+    return f"; it encodes about {slow}–{fast} passages/s, an estimate measured with {measured} on 2 CPU cores"
 
 
 def dense_options(final: str, encoder: str) -> str:

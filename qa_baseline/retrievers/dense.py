@@ -24,8 +24,8 @@ class Dense:
 
         def read(folder, manifest):  # a damaged index (a missing or truncated file) raises here
             built, now = manifest.get("encoder", {}), self.encoder.decides()
-            differ = [k for k in dict.fromkeys([*now, *built])
-                      if k != "package_versions" and built.get(k) != now.get(k)]
+            differ = [k for k in dict.fromkeys([*now, *built])  # not the engine's versions or precision (spec():
+                      if k not in ("package_versions", "precision") and built.get(k) != now.get(k)]  # fp16 GPUs)
             if differ:
                 raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
                                 f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
@@ -43,7 +43,7 @@ class Dense:
             return index, rows
 
         self.manifest, (self.index, rows) = open_index(corpus_cfg, self.index_dir, options, read,
-                                                       note=dense_note(corpus_cfg))
+                                                       note=dense_note(corpus_cfg, encoder=wanted))
         self.kind = self.manifest["faiss"]["type"]
         self.search_params = {**SEARCH_DEFAULTS[self.kind],
                               **{k: int(params[k]) for k in SEARCH_DEFAULTS[self.kind] if params.get(k)}}

@@ -5,8 +5,13 @@ mcqa: ARC (id, question, choices {text, label}, answerKey; also AI2's JSON lines
 choices}), OpenBookQA (id, question_stem, choices, answerKey), CMMLU / C-Eval (Question or question, A, B, C,
 D, Answer or answer; id when given, else the row number) -> Question; four options only. dbqa: WikiQA
 (question_id, question, answer or sentence, label) -> one Group per run of consecutive rows of a question.
-The gold (answerKey, Answer, label) is read here for read_gold; the tasks' read_input drops it as for their
-official formats. Errors name the file and the row (1-based); a file whose columns match no schema of the
+qac: SQuAD 2.0 (id, title, context, question, answers {text, answer_start}) -> qac Question and Gold (the
+texts are one answer's accepted spellings; an empty answers.text is no answer); the context is dropped, since
+qac retrieves from a corpus: the corpus given to `run` must hold those contexts. datasearch: WikiTableQuestions
+(id, question, table {header, rows, name}, answers) is read for scoring only (gold: the answer values joined
+by ', '); `run` refuses it in one line, since the pipeline reads its tables from a --collection.
+The gold (answerKey, Answer, label, answers) is read here for read_gold; the tasks' read_input drops it as for
+their official formats. Errors name the file and the row (1-based); a file whose columns match no schema of the
 task is one error that lists its columns and the schemas known. pyarrow and datasets are imported when used."""
 from __future__ import annotations
 
@@ -208,3 +213,105 @@ def dbqa_gold(path: str) -> list[Group]:
     if groups[0].labels is None:
         raise NoGold(f"{path}: no label column (fix: pass the labelled file as --gold)")
     return groups
+
+
+# --- qac (SQuAD 2.0) ---------------------------------------------------------------------------------------
+
+QAC_SCHEMAS = ["SQuAD 2.0 (id, title, context, question, answers {text, answer_start})"]
+
+
+def _squad_answers(path: str, n: int, value: Any) -> list[list[str]]:
+    """SQuAD's answers {text: [...], answer_start: [...]} -> qac gold answers: the texts (the annotators'
+    spellings of the one answer, duplicates dropped) as one answer's accepted spellings; [] when none."""
+    texts = value.get("text") if isinstance(value, dict) else None
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise UserError(f"{path}: row {n}: answers is not {{text: [...], answer_start: [...]}}")
+    spellings = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+    return [spellings] if spellings else []
+
+
+def _squad_rows(path: str) -> tuple[list[Row], bool]:
+    rows = read_rows(path)
+    cols = set(columns(rows))
+    if "question" not in cols or not {"context", "answers"} & cols:
+        raise unknown(path, rows, QAC_SCHEMAS)
+    if not rows:
+        raise UserError(f"{path}: no rows")
+    return rows, "answers" in cols
+
+
+def qac_items(path: str) -> list[tuple[str, str, list[list[str]] | None]]:
+    """(qid, question, gold answers or None) of PATH in the SQuAD 2.0 schema, with the qac readers' checks."""
+    rows, has_gold = _squad_rows(path)
+    out: list[tuple[str, str, list[list[str]] | None]] = []
+    first: dict[str, int] = {}
+    for n, row in enumerate(rows, 1):
+        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        question = str(row.get("question") or "").strip()
+        if not question:
+            raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
+        if qid in first:
+            raise UserError(f"{path}: row {n}: duplicate id {qid!r} (first on row {first[qid]})")
+        first[qid] = n
+        out.append((qid, question, _squad_answers(path, n, row.get("answers")) if has_gold else None))
+    return out
+
+
+def qac_questions(path: str) -> list[Any]:
+    """qac's Questions of a SQuAD 2.0 file (no series). The context is not read: qac answers from a corpus, so
+    the corpus given to `run` must hold the contexts (e.g. one document per distinct context)."""
+    from .qac.formats import Question as QACQuestion
+    return [QACQuestion(qid, question, "", []) for qid, question, _ in qac_items(path)]
+
+
+def qac_gold(path: str) -> dict[str, Any]:
+    """{qid: qac Gold} of a SQuAD 2.0 file: an empty answers.text is no answer (has_answer 0); no supporting
+    documents (SQuAD names none), so qac-1's MRR_supported is not computed."""
+    from .qac.formats import Gold
+    items = qac_items(path)
+    if items[0][2] is None:
+        raise NoGold(f"{path}: no answers column (fix: pass the file with answers as --gold)")
+    return {qid: Gold(answers, set(), False) for qid, _, answers in items}
+
+
+# --- datasearch (WikiTableQuestions) -----------------------------------------------------------------------
+
+DATASEARCH_SCHEMAS = ["WikiTableQuestions (id, question, table {header, rows, name}, answers)"]
+
+
+def _is_wtq(cols: set[str]) -> bool:
+    return {"question", "table"} <= cols
+
+
+def datasearch_questions(path: str) -> Any:
+    """A run on WikiTableQuestions is refused in one line: its tables are inside the file, while the pipeline
+    reads tables from a collection (--collection); WTQ is read for scoring (datasearch_gold) only."""
+    rows = read_rows(path)
+    if _is_wtq(set(columns(rows))):
+        raise UserError(f"{path}: WikiTableQuestions data is read as gold only (score --gold); `run` takes the "
+                        "questions as qid<TAB>question<TAB>dataset_id and the tables as a --collection")
+    raise unknown(path, rows, DATASEARCH_SCHEMAS)
+
+
+def datasearch_gold(path: str) -> dict[str, list[str]]:
+    """{qid: [acceptable answer]} of a WikiTableQuestions file: its answers (the values of one answer; a list
+    of several is one answer, its values joined by ', ')."""
+    rows = read_rows(path)
+    if not _is_wtq(set(columns(rows))):
+        raise unknown(path, rows, DATASEARCH_SCHEMAS)
+    if "answers" not in columns(rows):
+        raise NoGold(f"{path}: no answers column (fix: pass the file with answers as --gold)")
+    gold: dict[str, list[str]] = {}
+    for n, row in enumerate(rows, 1):
+        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        answers = row.get("answers")
+        values = [str(a).strip() for a in answers] if isinstance(answers, list) else []
+        if not values or not all(values):
+            raise UserError(f"{path}: row {n} (id {qid!r}): answers {answers!r} is not a non-empty list of "
+                            "non-empty values")
+        if qid in gold:
+            raise UserError(f"{path}: row {n}: duplicate id {qid!r}")
+        gold[qid] = [", ".join(values)]
+    if not gold:
+        raise UserError(f"{path}: no rows")
+    return gold

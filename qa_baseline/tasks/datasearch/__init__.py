@@ -12,6 +12,7 @@ from typing import Any
 from ...collection import open_collection
 from ...errors import UserError
 from ...textio import stem
+from .. import hf
 from ..base import Settings, Task, option
 from . import formats, pipeline
 from .formats import Question
@@ -42,7 +43,10 @@ class DataSearch(Task[DataSearchSettings]):
         return "rules"
 
     def read_input(self, path: str) -> dict[str, Question]:
-        return formats.read_questions(path)
+        return hf.datasearch_questions(path) if hf.is_dataset(path) else formats.read_questions(path)
+
+    def read_gold(self, path: str) -> dict[str, list[str]]:
+        return hf.datasearch_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
 
     def open(self, settings: DataSearchSettings) -> dict[str, Any]:
         if not settings.collection:
@@ -59,7 +63,7 @@ class DataSearch(Task[DataSearchSettings]):
         gold_path = settings.gold or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")
         if not os.path.isfile(gold_path):
             return None
-        gold = formats.read_gold(gold_path)
+        gold = self.read_gold(gold_path)
         missing = [qid for qid in reference if qid not in gold]
         if missing:
             raise UserError(f"{gold_path}: no gold answer for {len(missing):,} question{'s' * (len(missing) != 1)} of "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
+from .. import hf
 from ..base import Task, option
 from ..openqa import AnswerSettings
 from ...scoring.metrics import Scores
@@ -35,7 +36,11 @@ class QAC(Task[QACSettings]):
         self.measures = ("MRR", "MRR_supported") if number == 1 else ("AFM",)
 
     def read_input(self, path: str) -> dict[str, Question]:
-        return {q.qid: q for q in formats.read_questions(path)}
+        questions = hf.qac_questions(path) if hf.is_dataset(path) else formats.read_questions(path)
+        return {q.qid: q for q in questions}
+
+    def read_gold(self, path: str) -> dict[str, Gold]:
+        return hf.qac_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
 
     def submission_name(self, settings: QACSettings) -> str:
         return "submission.txt"
