@@ -193,14 +193,37 @@ def wtq():
             "answers": [["Norway"], ["Norway", "Canada"]]}
 
 
-def test_wikitablequestions_is_gold_for_datasearch_and_run_refuses_it_in_one_line(tmp_path):
+def test_wikitablequestions_is_gold_for_datasearch(tmp_path):
     data = save(wtq(), tmp_path / "wtq.parquet", "parquet")
     assert get("datasearch").read_gold(data) == {"nt-0": ["Norway"], "nt-1": ["Norway, Canada"]}
     submission = tmp_path / "submission.txt"
     submission.write_text("<SYSDESC>x</SYSDESC>\nnt-0\tnorway\nnt-1\tNorway\n", encoding="utf-8")
     proc = cli("score", "--task", "datasearch", "--gold", data, "--submission", str(submission))
     assert proc.returncode == 0 and "EM" in proc.stdout, proc.stderr
+
+
+def test_run_datasearch_on_wikitablequestions_reads_each_rows_table(tmp_path):
+    cities = {"header": ["City", "Population"], "rows": [["Tokyo", "13960000"], ["Paris", "2161000"]],
+              "name": "csv/cities.csv"}
+    rivers = {"header": ["River", "Length"], "rows": [["Nile", "6650"], ["Amazon", "6400"]], "name": "csv/rivers.csv"}
+    data = save({"id": ["q1", "q2", "q3"],
+                 "question": ["what is the population of Tokyo?", "what is the population of Paris?",
+                              "what is the length of the Nile?"],
+                 "table": [cities, cities, rivers],
+                 "answers": [["13960000"], ["999"], ["6650"]]}, tmp_path / "wtq.parquet", "parquet")
+    task = get("datasearch")
+    items = task.read_input(data)
+    assert [q.dataset for q in items.values()] == ["csv/cities.csv", "csv/cities.csv", "csv/rivers.csv"]
+    collection = task.open(task.Settings())["collection"]
+    assert sorted(collection.records) == ["csv/cities.csv", "csv/rivers.csv"]
+    out = tmp_path / "run"
+    proc = cli("run", "--task", "datasearch", "--data", data, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads((out / "row.json").read_text(encoding="utf-8"))
+    # q1 and q3 are looked up right; q2's gold (999) is not in its table: EM = 2/3
+    assert row["metrics"]["EM"] == pytest.approx(2 / 3, abs=1e-4), row["metrics"]
+    assert row["observed"]["unreadable_datasets"] == 0 and row["corpus"] == "wtq tables"
     proc = cli("run", "--task", "datasearch", "--data", data, "--collection",
-               os.path.join(FIXTURES, "datasearch-collection"), "--out", str(tmp_path / "run"))
+               os.path.join(FIXTURES, "datasearch-collection"), "--out", str(tmp_path / "run2"))
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
-    assert "WikiTableQuestions data is read as gold only" in proc.stderr and "Traceback" not in proc.stderr
+    assert "holds its own tables" in proc.stderr and "Traceback" not in proc.stderr

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import UserError, at
 from ..textio import text_lines
 from .readers import DataFileError, read_tables
-from .sources import FolderSource, TarSource, is_archive
+from .sources import FolderSource, MemorySource, TarSource, is_archive
 from .table import Table
 
 METADATA_PATTERNS = ("collection.jsonl", "collection.jsonl.bz2", "collection.jsonl.gz",
@@ -99,11 +99,13 @@ def _data_source(folder, metadata_path):
 
 
 class Collection:
-    """Metadata records and the source of their data files."""
+    """Metadata records and the source of their data files; RECORDS ({id: record}) given are used instead of
+    reading METADATA_PATH (then only named in messages), e.g. for an in-memory collection."""
 
-    def __init__(self, metadata_path: str, source: FolderSource | TarSource) -> None:
+    def __init__(self, metadata_path: str, source: FolderSource | TarSource | MemorySource,
+                 records: dict[str, dict[str, Any]] | None = None) -> None:
         self.metadata_path, self.source = metadata_path, source
-        self.records = read_metadata(metadata_path)
+        self.records = read_metadata(metadata_path) if records is None else records
 
     def __contains__(self, dataset_id: object) -> bool:
         return dataset_id in self.records

@@ -1,6 +1,7 @@
 """Where data files come from: a folder, or a tar archive (plain, .gz, .bz2, .xz) read member by member.
 
-Both answer `fetch(names)`: {name: bytes or DataFileError} for the data file names of the metadata, found by
+A MemorySource holds data files given as bytes (the tables of a WikiTableQuestions file, tasks/hf.py).
+All answer `fetch(names)`: {name: bytes or DataFileError} for the data file names of the metadata, found by
 their path relative to the folder or archive root (`data/x.csv`), else by their file name alone: in an
 archive when exactly one member has it, in a folder at the folder's top level. A tar archive is streamed once per `fetch`, nothing is unpacked to disk, and only the
 members asked for are read into memory. A name (in the metadata or in the archive) that is absolute or climbs
@@ -126,3 +127,21 @@ class TarSource:
             for name in names_:
                 out[name] = got
         return out
+
+
+class MemorySource:
+    """Data files held in memory: {name: bytes}."""
+
+    def __init__(self, files: dict[str, bytes], label: str = "memory") -> None:
+        self.files, self.label = files, label
+        self.refused: list[tuple[str, str]] = []
+
+    def __str__(self) -> str:
+        return self.label
+
+    def describe(self, name: str) -> str:
+        return f"{self.label}:{name}"
+
+    def fetch(self, names: Iterable[str]) -> dict[str, bytes | DataFileError]:
+        return {name: self.files[name] if name in self.files else DataFileError("no such data file")
+                for name in names}

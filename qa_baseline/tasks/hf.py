@@ -8,8 +8,8 @@ D, Answer or answer; id when given, else the row number) -> Question; four optio
 qac: SQuAD 2.0 (id, title, context, question, answers {text, answer_start}) -> qac Question and Gold (the
 texts are one answer's accepted spellings; an empty answers.text is no answer); the context is dropped, since
 qac retrieves from a corpus: the corpus given to `run` must hold those contexts. datasearch: WikiTableQuestions
-(id, question, table {header, rows, name}, answers) is read for scoring only (gold: the answer values joined
-by ', '); `run` refuses it in one line, since the pipeline reads its tables from a --collection.
+(id, question, table {header, rows, name}, answers): each row's table is its question's dataset, held in
+memory as a collection of one CSV per distinct table (no --collection); gold: the answer values joined by ', '.
 The gold (answerKey, Answer, label, answers) is read here for read_gold; the tasks' read_input drops it as for
 their official formats. Errors name the file and the row (1-based); a file whose columns match no schema of the
 task is one error that lists its columns and the schemas known. pyarrow and datasets are imported when used."""
@@ -283,14 +283,73 @@ def _is_wtq(cols: set[str]) -> bool:
     return {"question", "table"} <= cols
 
 
-def datasearch_questions(path: str) -> Any:
-    """A run on WikiTableQuestions is refused in one line: its tables are inside the file, while the pipeline
-    reads tables from a collection (--collection); WTQ is read for scoring (datasearch_gold) only."""
+def _wtq_table(path: str, n: int, qid: str, table: Any) -> tuple[list[str], list[list[str]], str]:
+    """(header, rows, name) of a row's table {header, rows, name}, cells as strings."""
+    if not isinstance(table, dict) or not isinstance(table.get("header"), list) or not table["header"] \
+            or not isinstance(table.get("rows"), list):
+        raise UserError(f"{path}: row {n} (id {qid!r}): table is not {{header: [...], rows: [[...]], name}}")
+    def cells(values: Any) -> list[str]:
+        if not isinstance(values, list):
+            raise UserError(f"{path}: row {n} (id {qid!r}): a table row is not a list of cells")
+        return ["" if c is None else str(c) for c in values]
+    return cells(table["header"]), [cells(r) for r in table["rows"]], str(table.get("name") or "").strip()
+
+
+def datasearch_tables(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, bytes]]:
+    """({qid: Question(qid, question, table id)}, {table id: metadata record}, {data file name: CSV bytes}) of a
+    WikiTableQuestions file: each row's own table is its question's dataset. A table's id is its name (else
+    `table-N`, N its first row); rows naming one table with other cells get `NAME#2`, ... ."""
+    import csv
+    import io
+    from .datasearch.formats import Question as DSQuestion
     rows = read_rows(path)
-    if _is_wtq(set(columns(rows))):
-        raise UserError(f"{path}: WikiTableQuestions data is read as gold only (score --gold); `run` takes the "
-                        "questions as qid<TAB>question<TAB>dataset_id and the tables as a --collection")
-    raise unknown(path, rows, DATASEARCH_SCHEMAS)
+    if not _is_wtq(set(columns(rows))):
+        raise unknown(path, rows, DATASEARCH_SCHEMAS)
+    questions: dict[str, Any] = {}
+    records: dict[str, dict[str, Any]] = {}
+    files: dict[str, bytes] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+    first: dict[str, int] = {}
+    for n, row in enumerate(rows, 1):
+        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        question = str(row.get("question") or "").strip()
+        if not question:
+            raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
+        if qid in first:
+            raise UserError(f"{path}: row {n}: duplicate id {qid!r} (first on row {first[qid]})")
+        first[qid] = n
+        header, cells, name = _wtq_table(path, n, qid, row.get("table"))
+        key = (name, tuple(header), tuple(map(tuple, cells)))
+        if key not in seen:
+            table_id, k = name or f"table-{n}", 1
+            while table_id in records:
+                k += 1
+                table_id = f"{name or f'table-{n}'}#{k}"
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerows([header, *cells])
+            file_name = f"wtq/{len(records) + 1}.csv"
+            files[file_name] = buffer.getvalue().encode("utf-8")
+            records[table_id] = {"id": table_id, "title": name, "columns": header, "data_files": [file_name]}
+            seen[key] = table_id
+        questions[qid] = DSQuestion(qid, question, seen[key])
+    if not questions:
+        raise UserError(f"{path}: no rows")
+    return questions, records, files
+
+
+def datasearch_questions(path: str) -> Any:
+    """{qid: datasearch Question} of a WikiTableQuestions file, the dataset id being the row's table
+    (datasearch_tables; `run` reads the tables themselves from the same file)."""
+    return datasearch_tables(path)[0]
+
+
+def datasearch_collection(path: str) -> Any:
+    """The in-memory collection of a WikiTableQuestions file's tables: one metadata record and one CSV data
+    file per distinct table."""
+    from ..collection.metadata import Collection
+    from ..collection.sources import MemorySource
+    _, records, files = datasearch_tables(path)
+    return Collection(path, MemorySource(files, path), records)
 
 
 def datasearch_gold(path: str) -> dict[str, list[str]]:
