@@ -41,3 +41,24 @@ def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
                 seen.add(pid)
             p["id"] = pid
             yield p
+
+
+def split_settings(src: dict[str, Any], splits: tuple[str, ...]) -> tuple[str, int, int]:
+    """(split, words, min_chars) of a source that cuts articles into passages (split: one of SPLITS; words:
+    the passage length of `words`; min_chars: shorter passages are dropped); a bad value is a UserError."""
+    path = src["file"]
+    split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
+    if split not in splits:
+        raise UserError(f"{path}: unknown split {split!r} (fix: use {' or '.join(splits)})")
+    if not isinstance(words, int) or words < 1:
+        raise UserError(f"{path}: words must be a positive whole number, not {words!r}")
+    return split, words, min_chars
+
+
+def cut(paragraphs: list[str], split: str, words: int, min_chars: int) -> list[str]:
+    """An article's PARAGRAPHS as passages: the paragraphs, or windows of WORDS words (split `words`); passages
+    shorter than MIN_CHARS are dropped."""
+    if split == "words":
+        tokens = " ".join(paragraphs).split()
+        paragraphs = [" ".join(tokens[i:i + words]) for i in range(0, len(tokens), words)]
+    return [p for p in paragraphs if p and len(p) >= min_chars]

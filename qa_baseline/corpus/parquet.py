@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import Problems, UserError
 from ..hints import requires
-from . import Passage, Where
+from . import Passage, Where, cut, split_settings
 
 UNIQUE_IDS = True
 
@@ -63,20 +63,12 @@ def passages(text: str, split: str, words: int, min_chars: int) -> list[str]:
     """A row's text as passages (split paragraph, words or row; shorter than MIN_CHARS dropped unless row)."""
     if split == "row":
         return [_SPACES.sub(" ", text).strip()]
-    parts = [_SPACES.sub(" ", p).strip() for p in _PARAGRAPH_BREAK.split(text)]
-    if split == "words":
-        tokens = " ".join(parts).split()
-        parts = [" ".join(tokens[i:i + words]) for i in range(0, len(tokens), words)]
-    return [p for p in parts if p and len(p) >= min_chars]
+    return cut([_SPACES.sub(" ", p).strip() for p in _PARAGRAPH_BREAK.split(text)], split, words, min_chars)
 
 
 def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
     path = src["file"]
-    split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
-    if split not in SPLITS:
-        raise UserError(f"{path}: unknown split {split!r} (fix: use {', '.join(SPLITS)})")
-    if not isinstance(words, int) or words < 1:
-        raise UserError(f"{path}: words must be a positive whole number, not {words!r}")
+    split, words, min_chars = split_settings(src, SPLITS)
     pq = requires("hf", "pyarrow.parquet")
     for file in shards(path):
         yield from _file(pq, file, src, split, words, min_chars, problems)

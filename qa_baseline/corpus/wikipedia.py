@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import Problems, UserError
 from ..textio import READ_ERRORS, open_binary
-from . import Passage, Where
+from . import Passage, Where, cut, split_settings
 
 UNIQUE_IDS = True
 
@@ -132,21 +132,9 @@ def clean_wikitext(text: str) -> str:
     return "\n\n".join(_SPACES.sub(" ", _EMPTY_PARENS.sub("", _PUNCT_FIX.sub("", p))).strip() for p in paragraphs)
 
 
-def _passages(text, split, words, min_chars):
-    paragraphs = clean_wikitext(text).split("\n\n")
-    if split == "words":
-        tokens = " ".join(paragraphs).split()
-        paragraphs = [" ".join(tokens[i:i + words]) for i in range(0, len(tokens), words)]
-    return [p for p in paragraphs if p and len(p) >= min_chars]
-
-
 def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
     path = src["file"]
-    split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
-    if split not in ("paragraph", "words"):
-        raise UserError(f"{path}: unknown split {split!r} (fix: use paragraph or words)")
-    if not isinstance(words, int) or words < 1:
-        raise UserError(f"{path}: words must be a positive whole number, not {words!r}")
+    split, words, min_chars = split_settings(src, ("paragraph", "words"))
     with open_binary(path) as f:
         try:
             events = ET.iterparse(f, events=("start", "end"))
@@ -175,5 +163,5 @@ def _page(page, ns, path, split, words, min_chars, problems):
         problems.report(path, f"page {page_id}", f"article {title!r} has no text")
     elif text.lstrip()[:9].upper() != "#REDIRECT":
         where = (path, f"page {page_id}")
-        for n, passage in enumerate(_passages(text, split, words, min_chars)):
+        for n, passage in enumerate(cut(clean_wikitext(text).split("\n\n"), split, words, min_chars)):
             yield where, {"id": f"{page_id}-{n}", "title": title, "contents": passage}

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from ..errors import NoGold, UserError
 from ..hints import requires
@@ -28,6 +28,9 @@ from .mcqa.formats import LABELS, Question, gold_label
 
 SUFFIXES = (".parquet", ".jsonl")
 Row = dict[str, Any]
+
+T = TypeVar("T")
+I = TypeVar("I")
 
 
 def is_dataset_folder(path: str) -> bool:
@@ -70,6 +73,35 @@ def read_rows(path: str) -> list[Row]:
             raise UserError(f"{path}:{n}: not a JSON object (fix: one object per line)")
         rows.append(row)
     return rows
+
+
+def some(path: str, items: T) -> T:
+    """ITEMS, read from PATH; a UserError when there are none."""
+    if not items:
+        raise UserError(f"{path}: no rows (fix: give a file with one row per question)")
+    return items
+
+
+def question_rows(path: str, rows: Sequence[Row]) -> Iterator[tuple[int, Row, str, str]]:
+    """(row number, row, id, question) of each row: the id is the row's `id` (else its number); an empty
+    question or a duplicate id is a UserError naming the row."""
+    first: dict[str, int] = {}
+    for n, row in enumerate(rows, 1):
+        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        question = str(row.get("question") or "").strip()
+        if not question:
+            raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
+        if qid in first:
+            raise UserError(f"{path}: row {n}: duplicate id {qid!r} (first on row {first[qid]})")
+        first[qid] = n
+        yield n, row, qid, question
+
+
+def with_gold(path: str, items: list[I], has: Callable[[I], bool], what: str) -> list[I]:
+    """ITEMS when their first has gold (HAS), else NoGold: PATH has WHAT (a file without gold)."""
+    if not has(items[0]):
+        raise NoGold(f"{path}: {what} (fix: pass the file with answers as --gold)")
+    return items
 
 
 def columns(rows: Sequence[Row]) -> list[str]:
@@ -165,16 +197,11 @@ def mcqa_questions(path: str) -> list[Question]:
             raise UserError(f"{where}: duplicate id (first on row {first[qid]})")
         first[qid] = n
         questions.append(Question(qid, text.strip(), [o.strip() for o in options], gold, n))
-    if not questions:
-        raise UserError(f"{path}: no rows")
-    return questions
+    return some(path, questions)
 
 
 def mcqa_gold(path: str) -> list[Question]:
-    questions = mcqa_questions(path)
-    if questions[0].gold is None:
-        raise NoGold(f"{path}: no answers (answerKey or Answer) (fix: pass the file with answers as --gold)")
-    return questions
+    return with_gold(path, mcqa_questions(path), lambda q: q.gold is not None, "no answers (answerKey or Answer)")
 
 
 # --- dbqa --------------------------------------------------------------------------------------------------
@@ -203,16 +230,11 @@ def dbqa_groups(path: str) -> list[Group]:
         groups[-1].texts.append(sentence)
         if labelled:
             groups[-1].labels.append(int(str(label)))  # type: ignore[union-attr]  # labelled: a list
-    if not groups:
-        raise UserError(f"{path}: no rows")
-    return groups
+    return some(path, groups)
 
 
 def dbqa_gold(path: str) -> list[Group]:
-    groups = dbqa_groups(path)
-    if groups[0].labels is None:
-        raise NoGold(f"{path}: no label column (fix: pass the labelled file as --gold)")
-    return groups
+    return with_gold(path, dbqa_groups(path), lambda g: g.labels is not None, "no label column")
 
 
 # --- qac (SQuAD 2.0) ---------------------------------------------------------------------------------------
@@ -244,15 +266,7 @@ def qac_items(path: str) -> list[tuple[str, str, list[list[str]] | None]]:
     """(qid, question, gold answers or None) of PATH in the SQuAD 2.0 schema, with the qac readers' checks."""
     rows, has_gold = _squad_rows(path)
     out: list[tuple[str, str, list[list[str]] | None]] = []
-    first: dict[str, int] = {}
-    for n, row in enumerate(rows, 1):
-        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
-        question = str(row.get("question") or "").strip()
-        if not question:
-            raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
-        if qid in first:
-            raise UserError(f"{path}: row {n}: duplicate id {qid!r} (first on row {first[qid]})")
-        first[qid] = n
+    for n, row, qid, question in question_rows(path, rows):
         out.append((qid, question, _squad_answers(path, n, row.get("answers")) if has_gold else None))
     return out
 
@@ -309,15 +323,7 @@ def datasearch_tables(path: str) -> tuple[dict[str, Any], dict[str, dict[str, An
     records: dict[str, dict[str, Any]] = {}
     files: dict[str, bytes] = {}
     seen: dict[tuple[Any, ...], str] = {}
-    first: dict[str, int] = {}
-    for n, row in enumerate(rows, 1):
-        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
-        question = str(row.get("question") or "").strip()
-        if not question:
-            raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
-        if qid in first:
-            raise UserError(f"{path}: row {n}: duplicate id {qid!r} (first on row {first[qid]})")
-        first[qid] = n
+    for n, row, qid, question in question_rows(path, rows):
         header, cells, name = _wtq_table(path, n, qid, row.get("table"))
         key = (name, tuple(header), tuple(map(tuple, cells)))
         if key not in seen:
@@ -371,6 +377,4 @@ def datasearch_gold(path: str) -> dict[str, list[str]]:
         if qid in gold:
             raise UserError(f"{path}: row {n}: duplicate id {qid!r}")
         gold[qid] = [", ".join(values)]
-    if not gold:
-        raise UserError(f"{path}: no rows")
-    return gold
+    return some(path, gold)
