@@ -62,10 +62,11 @@ def parse(lines: Iterable[tuple[int, str]], report: Report) -> dict[str, Item]:
 
 
 def read_gold(path: str) -> dict[str, Item]:
-    if not any(text.startswith("<answer id=") for _, text in gold_lines(path)):
+    lines = list(gold_lines(path))  # read once: looked through for answers, then parsed (a gold file, not the KB)
+    if not any(text.startswith("<answer id=") for _, text in lines):
         raise NoGold(f"{path}: no <answer id=N> lines (a test file without gold) (fix: pass the file with answers as "
                      "--gold)")
-    items = parse(gold_lines(path), gold_error(path))
+    items = parse(lines, gold_error(path))
     if not items:
         raise UserError(f"{path}: no questions (fix: write each question as {LAYOUT})")
     return items
