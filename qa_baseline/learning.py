@@ -9,8 +9,10 @@ A model kind (MODELS; `make(kind, **options)`) is a class with
 `logistic` standardises each feature (StandardScaler) and fits scikit-learn's LogisticRegression with the
 OPTIONS it is made with (solver, C, max_iter, random_state: each learned ranker states its own, and liblinear
 with a fixed random_state is deterministic). Its score is the logit; it also gives probability(X) (P(y = 1))
-and, for rows and traces, coefficients(), intercept() and scaling(). A LambdaMART kind (LightGBM lambdarank
-over question groups) goes beside it in MODELS with the same fit and score.
+and, for rows and traces, coefficients(), intercept() and scaling(). `lambdamart` is LightGBM's lambdarank over
+question groups (GROUPS is required: the rows of each question are one query); deterministic (one thread,
+`deterministic=True`, fixed seeds); its score is the ranking score, comparable within a question only, and
+importances() gives each feature's total gain.
 
 Folds: item i (in file order) is in fold i mod K. `keep_if_better` cross-validates a fitted model against a
 baseline on those folds and keeps it only where it wins."""
@@ -65,7 +67,37 @@ class Logistic:
         return self.pipeline[0].mean_, self.pipeline[0].scale_
 
 
-MODELS: dict[str, type] = {"logistic": Logistic}
+class LambdaMART:
+    """LightGBM's LGBMRanker (objective lambdarank) over question groups; OPTIONS override DEFAULTS."""
+    kind = "lambdamart"
+    DEFAULTS: dict[str, Any] = {"n_estimators": 200, "learning_rate": 0.05, "num_leaves": 15,
+                                "min_child_samples": 10, "subsample": 1.0, "colsample_bytree": 1.0,
+                                "random_state": 0, "n_jobs": 1, "deterministic": True, "force_row_wise": True,
+                                "verbosity": -1}
+
+    def __init__(self, **options: Any) -> None:
+        self.options = {**self.DEFAULTS, **options}
+        self.model: Any = None  # the fitted lightgbm.LGBMRanker
+
+    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "LambdaMART":
+        if groups is None or sum(groups) != len(y):
+            raise ValueError("lambdamart needs GROUPS: the number of rows of each question, summing to len(y)")
+        from .hints import requires
+        lightgbm = requires("retrieval", "lightgbm")
+        self.model = lightgbm.LGBMRanker(objective="lambdarank", **self.options)
+        self.model.fit(np.asarray(X, dtype=float), np.asarray(y, dtype=int), group=list(groups))
+        return self
+
+    def score(self, X: Any) -> np.ndarray:
+        """The ranking score of each row (comparable within one question)."""
+        return self.model.predict(np.asarray(X, dtype=float))
+
+    def importances(self) -> np.ndarray:
+        """Each feature's total gain over the trees."""
+        return self.model.booster_.feature_importance(importance_type="gain")
+
+
+MODELS: dict[str, type] = {"logistic": Logistic, "lambdamart": LambdaMART}
 
 
 def make(kind: str, **options: Any) -> Model:
