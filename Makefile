@@ -99,8 +99,11 @@ test: install
 	$(PY) -m mypy
 	$(PY) -m pytest -q
 
+# The quick benchmarks (bench/collect.py: minutes); BENCH_HEAVY=1 adds the long ones, BENCHES="a b" picks scripts.
+# Each one's last line (JSON) is appended to bench/results.jsonl with the commit, the date and the core count;
+# `$(PY) bench/speed_table.py` makes the README's speed table of them.
 bench: install
-	for s in bench/*.py; do case $$s in */_*) ;; *) $(PY) $$s || exit 1;; esac; done
+	$(PY) bench/collect.py $(if $(BENCH_HEAVY),--heavy) $(BENCHES)
 
 clean:
 	rm -rf indexes runs

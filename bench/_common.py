@@ -1,4 +1,7 @@
-"""Helpers shared by the bench/ scripts: data location, child runs with their own peak RSS, medians, tables."""
+"""Helpers shared by the bench/ scripts: data location, child runs with their own peak RSS, medians, tables,
+verdicts against targets, and the one JSON line every script prints last (result_line; `make bench` collects
+these lines into bench/results.jsonl: bench/collect.py)."""
+import json
 import os
 import statistics
 import subprocess
@@ -26,10 +29,10 @@ def data_dir(*parts):
 
 
 class Child:
-    """Result of one child process: wall seconds, peak RSS in MB, exit status, stdout, stderr."""
+    """Result of one child process: wall seconds, peak RSS in MB, exit status, stdout, stderr, CPU seconds."""
 
-    def __init__(self, wall, rss_mb, rc, out, err):
-        self.wall, self.rss_mb, self.rc, self.out, self.err = wall, rss_mb, rc, out, err
+    def __init__(self, wall, rss_mb, rc, out, err, cpu=0.0):
+        self.wall, self.rss_mb, self.rc, self.out, self.err, self.cpu = wall, rss_mb, rc, out, err, cpu
 
     def last_line(self):
         lines = [ln for ln in self.out.splitlines() if ln.strip()]
@@ -44,7 +47,7 @@ t0 = time.perf_counter()
 pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
 _, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as f:
-    f.write(f"{usage.ru_maxrss} {time.perf_counter() - t0}")
+    f.write(f"{usage.ru_maxrss} {time.perf_counter() - t0} {usage.ru_utime + usage.ru_stime}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -58,8 +61,8 @@ def run_child(argv, env=None, cwd=PROJECT, check=True):
                               cwd=cwd, env={**os.environ, **(env or {})})
         out.seek(0)
         err.seek(0)
-        maxrss_kb, wall = rusage.read().split() or ("0", "0")
-        child = Child(float(wall), int(maxrss_kb) / 1024, proc.returncode, out.read(), err.read())
+        maxrss_kb, wall, cpu = rusage.read().split() or ("0", "0", "0")
+        child = Child(float(wall), int(maxrss_kb) / 1024, proc.returncode, out.read(), err.read(), float(cpu))
     if check and child.rc != 0:
         sys.exit(f"bench: child failed (exit {child.rc}): {' '.join(argv)[:300]}\n{child.err[-3000:]}")
     return child
@@ -98,13 +101,49 @@ def table(header, rows):
         print(fmt(r))
 
 
+VERDICTS = {}  # name -> what verdict() printed, for result_line
+
+
 def verdict(name, value, target, higher_is_better=True, unit="x"):
-    """Print VALUE against its target (a ratio by default) and whether the target is met."""
+    """Print VALUE against its target (a ratio by default) and whether the target is met (kept for
+    result_line)."""
     ok = value >= target if higher_is_better else value <= target
     sign = ">=" if higher_is_better else "<="
-    sep = "" if unit == "x" else " "
+    sep = "" if unit in ("x", "", "%") else " "
     print(f"{name}: {value:.2f}{sep}{unit} (target {sign} {target}{sep}{unit}) -> {'MET' if ok else 'MISSED'}")
+    VERDICTS[name] = {"value": round(float(value), 4), "target": target, "op": sign, "unit": unit, "met": bool(ok)}
     return ok
+
+
+def _plain(x):
+    """X with numpy scalars and arrays, tuples and sets as JSON's numbers and lists; floats to 6 significant
+    digits (figures, not bits)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set)):
+        return [_plain(v) for v in x]
+    if hasattr(x, "tolist"):  # numpy
+        return _plain(x.tolist())
+    if isinstance(x, float):
+        return float(f"{x:.6g}")
+    return x
+
+
+def result_line(figures, ratios=None, verdicts=None, **more):
+    """Print, as the script's LAST line, one JSON object: {"bench": the script's name, "figures": FIGURES
+    (measured values, units in their names: seconds, per_s, mb...), "ratios": RATIOS (ours / the alternative,
+    or the target's ratio), "verdicts": every verdict() printed so far and VERDICTS (name -> True/False or a
+    dict), "load": the load average when it ends, "cores", **MORE}. `make bench` appends it to
+    bench/results.jsonl with the commit and the date (bench/collect.py); bench/speed_table.py makes the
+    README's speed table of those lines."""
+    try:
+        load = round(os.getloadavg()[0], 2)
+    except OSError:
+        load = None
+    line = {"bench": os.path.splitext(os.path.basename(sys.argv[0]))[0], "figures": figures, "ratios": ratios or {},
+            "verdicts": {**VERDICTS, **(verdicts or {})}, "load": load, "cores": os.cpu_count(), **more}
+    print(json.dumps(_plain(line), ensure_ascii=False), flush=True)
+    return line
 
 
 def load_info():

@@ -16,7 +16,7 @@ import dataclasses
 import os
 import time
 
-from _common import data_dir, load_info, median, spread, table
+from _common import data_dir, load_info, median, result_line, spread, table, verdict
 
 from qa_baseline.collection import open_collection
 from qa_baseline.scoring.metrics import exact_match, token_f1
@@ -73,8 +73,9 @@ def main():
     given = lambda item: loaded[item.dataset][0]  # noqa: E731
     results = {name: evaluate(items, gold, given, fn) for name, fn in
                (("rules", rules), ("lookup only", lookup_only), ("first cell", first_cell))}
-    rows = []
+    rows, figures = [], {}
     for name, per in results.items():
+        figures[name] = {"EM": mean(p[2] for p in per), "token_F1": mean(p[3] for p in per)}
         rows.append([name, f"{mean(p[2] for p in per):.4f}", f"{mean(p[3] for p in per):.4f}",
                      f"{mean(p[2] for p in per if p[0] == 0):.4f}", f"{mean(p[2] for p in per if p[0] == 1):.4f}"])
     table(["with dataset ids", "EM", "token F1", "EM fold A (tuned on)", "EM fold B (held out)"], rows)
@@ -94,6 +95,7 @@ def main():
         chosen = select_datasets(items, collection, select, lambda ids: None, tables_of)
         hit = [chosen[it.id][0] == it.dataset for it in items]
         per = evaluate(items, gold, lambda it: loaded[chosen[it.id][0]][0] if chosen[it.id][0] else [], rules)
+        figures[f"ad-hoc {select}"] = {"right_dataset": mean(hit), "EM": mean(p[2] for p in per)}
         rows.append([select, f"{mean(hit):.4f}", f"{mean(p[2] for p in per):.4f}", f"{mean(p[3] for p in per):.4f}",
                      f"{mean(h for k, h in enumerate(hit) if k % 2 == 1):.4f}"])
     table(["ad-hoc (no dataset id)", "right dataset", "EM", "token F1", "right dataset fold B"], rows)
@@ -107,7 +109,11 @@ def main():
             evaluate(items, gold, given, fn)
             passes.append(time.perf_counter() - t)
         speed.append([name, spread(passes, "{:.3f}"), f"{len(items) / median(passes):,.0f}"])
+        figures[name]["questions_per_s"] = len(items) / median(passes)
     table(["answering (tables read)", "seconds median (min-max)", "questions/s"], speed)
+    print()
+    verdict("EM of the rules", figures["rules"]["EM"], 0.45, unit="")
+    result_line(figures, {"rules_vs_first_cell_EM": figures["rules"]["EM"] / max(figures["first cell"]["EM"], 1e-9)})
 
 
 if __name__ == "__main__":

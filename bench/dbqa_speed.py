@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from _common import data_dir, load_info, median, spread, table
+from _common import data_dir, load_info, median, result_line, spread, table
 
 from qa_baseline import jvm
 from qa_baseline.rankers import RANKERS, make
@@ -31,7 +31,7 @@ def main():
     jvm.start()
     print(f"en-wikiqa-dev: {len(dev)} questions, {pairs} pairs; learned fitted on en-wikiqa-train "
           f"({sum(len(g.texts) for g in train)} pairs); {load_info()}", flush=True)
-    rows = []
+    rows, figures = [], {}
     for name in args.rankers.split(","):
         setup, scoring = [], []
         for r in range(args.repeats):
@@ -46,11 +46,14 @@ def main():
             print(f"  pass {r + 1} {name}: set-up {setup[-1]:.2f} s, scoring {scoring[-1]:.2f} s", file=sys.stderr,
                   flush=True)
         metrics = formats.score(dev, list(scores))["metrics"]
+        figures[name] = {"setup_s": median(setup), "scoring_s": median(scoring), "pairs_per_s": pairs / median(scoring),
+                         **{m: metrics[m] for m in ("MRR", "MAP", "ACC@1")}}
         rows.append([name, spread(setup), spread(scoring), f"{pairs / median(scoring):,.0f}",
                      *(f"{metrics[m]:.4f}" for m in ("MRR", "MAP", "ACC@1"))])
     print()
     table(["reranker", "set-up s median (min-max)", "scoring s median (min-max)", "pairs/s", "MRR", "MAP", "ACC@1"],
           rows)
+    result_line(figures)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from _common import PYTHON, load_info, median, run_child, spread, table, verdict
+from _common import PYTHON, load_info, median, result_line, run_child, spread, table, verdict
 
 ENCODE = """import sys, time
 from qa_baseline.index.dense import encode_shards
@@ -85,8 +85,9 @@ def speed(args):
     verdict("ours vs unsorted streaming chunks", median(times["ours"]) / median(times["st-stream"]), 1.2)
     verdict("onnx vs SentenceTransformer.encode", median(times["onnx"]) / median(times["st"]), 1.5)
     verdict("onnx vs ours (PyTorch)", median(times["onnx"]) / median(times["ours"]), 1.5)
-    print(f"onnx, min cosine to SentenceTransformer.encode: {cosine['onnx']:.7f} (target >= 0.9999) -> "
-          f"{'MET' if cosine['onnx'] >= 0.9999 else 'MISSED'}")
+    verdict("onnx, min cosine to SentenceTransformer.encode", cosine["onnx"], 0.9999, unit="")
+    return ({f"{k}_passages_per_s": median(v) for k, v in times.items()},
+            {f"{k}_vs_st": median(v) / median(times["st"]) for k, v in times.items() if k != "st"})
 
 
 def memory(args):
@@ -109,6 +110,7 @@ def memory(args):
     print(f"\nsharded encoding, shard size {args.shard_size}, {load_info()}")
     table(["passages", "encoded", "peak RSS MB", "passages/s"], rows)
     verdict("peak RSS, largest vs smallest corpus", peaks[-1] / peaks[0], 1.1, higher_is_better=False)
+    return {f"sharded_{r[0]}_peak_rss_mb": float(r[2]) for r in rows}, {"peak_rss_largest_vs_smallest": peaks[-1] / peaks[0]}
 
 
 def main():
@@ -119,9 +121,11 @@ def main():
     ap.add_argument("--shard-size", type=int, default=1000)
     ap.add_argument("--speed-only", action="store_true", help="skip the memory part")
     args = ap.parse_args()
-    speed(args)
+    figures, ratios = speed(args)
     if not args.speed_only:
-        memory(args)
+        more, more_ratios = memory(args)
+        figures, ratios = {**figures, **more}, {**ratios, **more_ratios}
+    result_line(figures, ratios)
 
 
 if __name__ == "__main__":

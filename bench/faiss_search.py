@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from _common import data_dir, load_info, median, table
+from _common import data_dir, load_info, median, result_line, table
 
 
 def main():
@@ -67,6 +67,9 @@ def main():
           f"{load_info()}")
     table(["type", "search setting", "build s", "queries/s", "vs flat", "recall@10"],
           [[k, label, f"{b:.1f}", f"{q:,.0f}", f"{q / rows[0][3]:.2f}x", f"{r:.3f}"] for k, label, b, q, r in rows])
+    result_line({f"{k}{'_' + label if label else ''}": {"build_s": b, "queries_per_s": q, "recall_at_10": r}
+                 for k, label, b, q, r in rows},
+                {f"{k}{'_' + label if label else ''}_vs_flat": q / rows[0][3] for k, label, b, q, r in rows[1:]})
 
 
 if __name__ == "__main__":

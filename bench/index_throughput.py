@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 
-from _common import PYTHON, load_info, run_child, spread, table, verdict, data_dir, median
+from _common import PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, verdict
 
 from qa_baseline import jvm
 from qa_baseline.config import corpus_config
@@ -136,10 +136,14 @@ def main():
         print(f"\nours, inside build_bm25 (median): read corpus + write shards {rd:.2f} s, then JVM start + "
               f"IndexCollection {tot - rd:.2f} s; total {tot:.2f} s of {median([c.wall for c in res['ours']]):.2f} s wall")
         print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
-              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 2g, see qa_baseline/index/lucene.py)")
+              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 256m, see qa_baseline/index/lucene.py)")
         ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
         verdict("throughput ours / plain", ratio, 0.8)
-        print(f"peak RSS ours / plain: {median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']]):.2f}x")
+        rss = median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']])
+        print(f"peak RSS ours / plain: {rss:.2f}x")
+        result_line({side: {"wall_s": median([c.wall for c in runs]), "passages_per_s": n / median([c.wall for c in runs]),
+                            "peak_rss_mb": median([c.rss_mb for c in runs])} for side, runs in res.items() if runs},
+                    {"throughput_ours_vs_plain": ratio, "peak_rss_ours_vs_plain": rss}, passages=n)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 
-from _common import PYTHON, data_dir, load_info, median, run_child, spread, table, verdict
+from _common import PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, verdict
 
 READ = """import json, sys, time
 from qa_baseline.corpus import read_corpus
@@ -122,6 +122,7 @@ def main():
 
         floor = [run_child([PYTHON, "-c", READ, "-", reader]).rss_mb for _ in range(args.repeats)]
         rows, rss_by_size = [["floor (imports only)", "-", "-", "-", "-", "-", spread(floor, "{:.0f}")]], {}
+        figures = {"reader": reader, "floor_peak_rss_mb": median(floor)}
         for m in sizes:
             path, pages, chars, size = dumps[m]
             runs = [run_child([PYTHON, "-c", READ, path, reader]) for _ in range(args.repeats)]
@@ -130,6 +131,7 @@ def main():
                 sys.exit(f"bench: passage counts differ between runs of {m}x: {[r['passages'] for r in results]}")
             n, secs = results[0]["passages"], median([r["seconds"] for r in results])
             rss_by_size[m] = median([c.rss_mb for c in runs])
+            figures[f"x{m}"] = {"passages": n, "passages_per_s": n / secs, "peak_rss_mb": rss_by_size[m]}
             rows.append([f"{m}x", f"{pages:,}", f"{n:,}", f"{chars / 1e6:.0f} / {size / 1e6:.1f}",
                          f"{secs:.1f}", f"{n / secs:,.0f}", spread([c.rss_mb for c in runs], "{:.0f}")])
         print()
@@ -142,6 +144,7 @@ def main():
               f"{hi}x {rss_by_size[hi] - median(floor):.0f} MB; growth {growth:.3f} MB per extra MB of "
               f"{'text' if args.parquet else 'XML'}")
         verdict(f"peak RSS {hi}x / {lo}x dump", rss_by_size[hi] / rss_by_size[lo], 1.1, higher_is_better=False)
+        result_line(figures, {f"peak_rss_x{hi}_vs_x{lo}": rss_by_size[hi] / rss_by_size[lo]})
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -1,83 +1,151 @@
-"""KB store build (qa_baseline.index.kb.build_kb) on synthetic NLPCC-style KBs of growing size: triples/s and
-peak RSS (must not grow with the KB), then linking + ranking questions/s on the largest store, and the memory
-an in-memory Aho-Corasick automaton over all its names would take (the alternative to SQLite name lookups).
+"""KB store build (qa_baseline.index.kb.build_kb) on synthetic NLPCC-style KBs up to the real KB's size: triples/s
+and peak RSS (must not grow with the KB), then linking + ranking questions/s on the largest store (real NLPCC
+questions and synthetic ones), and the memory an in-memory Aho-Corasick automaton over all its names would take
+(the alternative to SQLite name lookups).
 
-Synthetic KBs (--sizes, millions of triples; default 1,4,16) are written into a temp folder, never into the
-repository: subjects are real-looking Chinese names (person names from common surnames and given-name
-characters, places, organisations with 大学/公司/足球俱乐部..., works with a (qualifier), products with Latin
-letters and digits), each with 1-40 triples (geometric, mean 5.5 as in the real KB: 47.9M triples, 8.7M
-subjects) over ~400 predicates (common ones such as 中文名, 出生日期, 作者 most often), objects of dates,
-numbers and Chinese text; lines grouped by subject like the real KB; seeded, so every run builds the same.
-Each build runs in its own child process (peak RSS = its ru_maxrss). The questions for the speed figure are
-generated from the largest KB's subjects and predicates ("X的P是什么？" and variants, 1 in 5 with a typo or a
-homophone); the model is the rule (no --train), so the figure is linking + candidate features + scoring.
+Synthetic KBs (--sizes, millions of triples; default 1,16,43: 43M is the real NLPCC KB) are written into a temp
+folder, never into the repository, with the real KB's shape, taken from ../shared/data/tasks/kbqa (its first
+lines, nlpcc-iccpol-2016.kbqa.kb-excerpt, and the mini-KB of gold triples, nlpcc-kbqa-mini.kb): each subject
+is a real subject with every Han character replaced by one drawn by the real names' character frequencies
+(Latin letters, digits, punctuation and a trailing (qualifier) kept, so name lengths, scripts and qualifiers
+follow the real ones), with 1-60 triples (geometric, mean 4.9: 43M triples over 8.7M subjects), predicates
+drawn by their real frequencies (the excerpt's counts weigh 50x: it is the head of the full KB), 中文名 = the
+name without its qualifier and 别名 = the name as in the real KB, objects shaped from real objects; lines
+grouped by subject; names unique; seeded, so every run builds the same. Every real triple of the excerpt and
+the mini-KB is planted in the largest KB (spread evenly), so real questions can be answered; the smaller KBs
+are its first whole subjects (prefixes: one synthesis for all sizes).
+Each build runs in its own child process (peak RSS = its ru_maxrss). The speed figures, on the largest store,
+the rule ranker (no --train: linking + candidate features + scoring), each in a child:
+  real      the first --questions questions of the NLPCC 2016 test set (their gold triples are planted), with
+            how many are answered right
+  synthetic questions about sampled synthetic subjects ("X的P是什么？" and variants, 1 in 5 with a typo)
 
-Run: .venv/bin/python bench/kb_build.py [--sizes 1,4,16] [--questions 500] [--keep DIR [--answer-only]]
-Targets: >= 150,000 triples/s (the full 47.9M-triple KB in about 5 minutes on 2 cores); peak RSS of the
-largest build <= 1.1x that of the smallest."""
+Run: .venv/bin/python bench/kb_build.py [--sizes 1,16,43] [--questions 500] [--no-automaton] [--keep DIR]
+Quick check: --sizes 0.2,1
+Targets: >= 150,000 triples/s at the largest size; its peak RSS <= 1.1x that of the smallest; linking +
+ranking >= 10 questions/s on it."""
 import argparse
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
+import time
+from collections import Counter
+from itertools import accumulate
 
-from _common import PYTHON, load_info, run_child, table, verdict
+from _common import PYTHON, data_dir, load_info, result_line, run_child, table, verdict
 
-SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
-GIVEN = ("伟芳娜秀英敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华建国建华志强永红海燕春梅德福文博宇浩然子涵欣怡梓轩"
-         "思远晓东晓峰立新玉兰金凤淑珍振华国庆红梅丹丹婷婷俊杰鹏飞天佑嘉怡雨桐一鸣逸凡")
-PLACE = "北京上海广州深圳南京杭州成都武汉西安重庆天津苏州长沙郑州青岛大连宁波厦门福州合肥济南昆明贵阳南宁兰州银川西宁拉萨"
+REAL = ("nlpcc-iccpol-2016.kbqa.kb-excerpt", "nlpcc-kbqa-mini.kb")  # in ../shared/data/tasks/kbqa
+TEST = "nlpcc-iccpol-2016.kbqa.testing-data"
+HAN = re.compile(r"[\u3400-\u9fff]")
+QUALIFIER = re.compile(r"[（(][^（）()]*[)）]$")
 WORD = ("山水河湖江海云天星月风花雪林石金玉龙凤光明华新安平宁康乐福寿长春秋东南西北中大小高远青红白黑"
-        "文武德仁义礼智信和美爱心梦想传奇世界时代英雄王国战争记忆之城故事学院公园广场医院中心研究所")
-ORG = ["大学", "学院", "中学", "有限公司", "股份有限公司", "集团", "足球俱乐部", "医院", "研究所", "协会", "出版社",
-       "镇", "村", "县", "站"]
-QUALIFIERS = ["（歌曲）", "（电影）", "（2012年电影）", "（小说）", "（电视剧）", "（游戏）", "（书籍）", "（植物）"]
-BRANDS = ["诺基亚", "三星", "摩托罗拉", "索尼", "联想", "华为", "佳能", "尼康", "奥林巴斯", "惠普"]
-COMMON_PREDICATES = ["中文名", "外文名", "别名", "出生日期", "出生地", "国籍", "职业", "民族", "毕业院校", "代表作品",
-                     "作者", "出版社", "出版时间", "类型", "所属地区", "面积", "人口", "地理位置", "创办时间", "主要成就",
-                     "导演", "主演", "上映时间", "首播时间", "类别", "简称", "性质", "校训", "成立时间", "总部地点"]
+        "文武德仁义礼智信和美爱心梦想传奇世界时代英雄王国战争记忆之城故事学院公园广场医院中心研究所")  # typos
+
+
+def real_shape():
+    """What the synthetic KBs copy from the real KB files (REAL): subject templates (names of the real excerpt
+    and mini-KB), object templates, predicates with weights (the excerpt's counts x 50, as it is the head of the
+    full KB, plus the mini-KB's), the Han characters of real names and objects by frequency, and the real
+    triples to plant, grouped by subject (KB order)."""
+    from qa_baseline.index.kb import split_line
+    names, objs, preds, chars, groups = Counter(), [], Counter(), Counter(), {}
+    for path, weight in ((data_dir("tasks", "kbqa", REAL[0]), 50), (data_dir("tasks", "kbqa", REAL[1]), 1)):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                parts = split_line(line, 3)
+                if isinstance(parts, str):
+                    continue  # the mini-KB's line 1 has an empty subject
+                subject, predicate, obj = parts
+                names[subject] += 1
+                preds[predicate] += weight
+                objs.append(obj)
+                chars.update(c for c in subject + obj if HAN.match(c))
+                groups.setdefault(subject, []).append(f"{subject} ||| {predicate} ||| {obj}\n")
+    return sorted(names), objs, sorted(preds.items()), sorted(chars.items()), list(groups.items())
+
+
+class Shape:
+    """Synthetic strings shaped like real ones: each Han character of a real template replaced by one drawn by
+    the real characters' frequency; other characters (Latin, digits, punctuation) and a trailing (qualifier)
+    kept, so lengths, scripts and qualifiers follow the real KB's. TEMPLATES are compiled once into format
+    strings (a Han character -> {})."""
+
+    def __init__(self, rng, chars, templates):
+        self.rng, self.chars = rng, [c for c, _ in chars]
+        self.cum = list(accumulate(n for _, n in chars))
+        self.templates = [self._compile(t) for t in templates]
+
+    @staticmethod
+    def _compile(template):
+        m = QUALIFIER.search(template)
+        base, qual = (template[:m.start()], m.group(0)) if m else (template, "")
+        fmt = "".join("{}" if HAN.match(c) else c.replace("{", "{{").replace("}", "}}") for c in base)
+        return fmt + qual.replace("{", "{{").replace("}", "}}"), sum(1 for c in base if HAN.match(c))
+
+    def __call__(self):
+        fmt, han = self.rng.choice(self.templates)
+        return fmt.format(*self.rng.choices(self.chars, cum_weights=self.cum, k=han))
 
 
 def synthesise(path, triples, seed=0):
-    """A grouped-by-subject KB of TRIPLES lines at PATH; returns (triples, subjects, sample of (subject, preds))."""
+    """A grouped-by-subject KB of TRIPLES lines at PATH, shaped like the real one (real_shape, Shape): subjects
+    with 1 to 60 triples (geometric, mean 4.9: 43M triples over 8.7M subjects), predicates by the real weights,
+    中文名 = the name without its qualifier, 别名 = the name; every real triple (excerpt and mini-KB) planted,
+    spread evenly; names unique (a clash gets `（N）`). Returns [(triples, subjects, real subjects) at the end of
+    each planted group and every 100k triples] (for prefixes: prefix_of), a sample of (subject, predicates) and
+    the real subjects planted."""
     rng = random.Random(seed)
-    tail = ["".join(rng.choice(WORD) for _ in range(rng.randint(2, 4))) for _ in range(370)]
-    predicates = COMMON_PREDICATES + tail
-    weights = [30] * len(COMMON_PREDICATES) + [1] * len(tail)
-    objects = ["".join(rng.choice(WORD + GIVEN) for _ in range(rng.randint(2, 12))) for _ in range(50_000)]
-    objects += [f"{rng.randint(1900, 2020)}年{rng.randint(1, 12)}月{rng.randint(1, 28)}日" for _ in range(5_000)]
-    objects += [str(rng.randint(1, 10 ** 6)) for _ in range(5_000)]
-    seen, sample, written, subjects = set(), [], 0, 0
+    names, real_objs, preds, chars, groups = real_shape()
+    shape, objects = Shape(rng, chars, names), Shape(rng, chars, real_objs)
+    objects = [objects() for _ in range(200_000)]
+    predicates, cum = [p for p, _ in preds], list(accumulate(n for _, n in preds))
+    every = max(1, int(triples / 4.9 / (len(groups) + 1)))  # synthetic subjects between two planted groups
+    seen = {hash(s) for s, _ in groups}
+    sample, written, subjects, planted, buf, marks = [], 0, 0, 0, [], []
     with open(path, "w", encoding="utf-8") as f:
         while written < triples:
-            kind = rng.random()
-            if kind < 0.35:
-                name = rng.choice(SURNAMES) + "".join(rng.choice(GIVEN) for _ in range(rng.randint(1, 2)))
-            elif kind < 0.55:
-                name = (rng.choice(PLACE[::2]) + "".join(rng.choice(WORD) for _ in range(rng.randint(1, 3))) +
-                        rng.choice(ORG))
-            elif kind < 0.85:
-                name = "".join(rng.choice(WORD) for _ in range(rng.randint(2, 6)))
-                if rng.random() < 0.3:
-                    name += rng.choice(QUALIFIERS)
-            else:
-                name = f"{rng.choice(BRANDS)} {rng.choice('abcdegnx')}{rng.randint(1, 9999)}"
-            if name in seen:
+            if subjects % every == every - 1 and planted < len(groups):
+                lines = groups[planted][1][:triples - written]
+                buf += lines
+                written, planted, subjects = written + len(lines), planted + 1, subjects + 1
+                continue
+            name = shape()
+            if hash(name) in seen:
                 name += f"（{rng.randint(2, 99)}）"
-                if name in seen:
+                if hash(name) in seen:
                     continue
-            seen.add(name)
-            degree = min(40, 1 + int(rng.expovariate(1 / 4.5)), triples - written)
-            preds = list(dict.fromkeys(rng.sample(predicates, k=degree, counts=weights)))
-            for p in preds:
-                f.write(f"{name} ||| {p} ||| {rng.choice(objects)}\n")
-            written += len(preds)
+            seen.add(hash(name))
+            degree = min(60, 1 + int(rng.expovariate(1 / 4.5)), triples - written)
+            chosen = list(dict.fromkeys(rng.choices(predicates, cum_weights=cum, k=degree)))
+            for p in chosen:
+                obj = name if p == "别名" else QUALIFIER.sub("", name) if p == "中文名" else rng.choice(objects)
+                buf.append(f"{name} ||| {p} ||| {obj}\n")
+            if written // 100_000 != (written + len(chosen)) // 100_000:
+                marks.append((written + len(chosen), subjects + 1, planted))
+            written += len(chosen)
             subjects += 1
             if len(sample) < 50_000 and rng.random() < 0.05:
-                sample.append((name, preds))
-    return written, subjects, sample
+                sample.append((name, chosen))
+            if len(buf) >= 50_000:
+                f.writelines(buf)
+                buf = []
+        f.writelines(buf)
+    marks.append((written, subjects, planted))
+    return marks, sample, [s for s, _ in groups[:planted]]
+
+
+def prefix_of(path, marks, millions, out):
+    """The first whole subjects of the KB at PATH up to about MILLIONS million triples, written to OUT (a
+    subject is never cut); returns (triples, subjects, real subjects planted) of the prefix."""
+    triples, subjects, planted = next((m for m in marks if m[0] >= millions * 1_000_000), marks[-1])
+    with open(path, "rb") as src, open(out, "wb") as dst:
+        for _ in range(triples):
+            dst.write(src.readline())
+    return triples, subjects, planted
 
 
 def questions(sample, n, seed=1):
@@ -97,21 +165,24 @@ def questions(sample, n, seed=1):
 
 BUILD = """import json, sys, time
 from qa_baseline.index.kb import build_kb
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 folder = build_kb(sys.argv[1], force=True, root=sys.argv[2])
-print(json.dumps({"seconds": time.perf_counter() - t0, "folder": folder}))
+print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "folder": folder}))
 """
 ANSWER = """import json, sys, time
 from qa_baseline.index.kb import open_kb
+from qa_baseline.kb.normalise import normalise
 from qa_baseline.kb.predicates import Ranker
-qs = [q for q in open(sys.argv[3], encoding="utf-8").read().split("\\n") if q][:int(sys.argv[4])]
+items = json.load(open(sys.argv[3], encoding="utf-8"))
 t0 = time.perf_counter()
 kb = open_kb(sys.argv[1], root=sys.argv[2])
 ranker = Ranker(kb)
-t1 = time.perf_counter()
-answered = sum(1 for q in qs if ranker.answer(q)[0])
-t2 = time.perf_counter()
-print(json.dumps({"open": t1 - t0, "seconds": t2 - t1, "questions": len(qs), "answered": answered}))
+t1, c1 = time.perf_counter(), time.process_time()
+got = [ranker.answer(q)[0] for q, _ in items]
+t2, c2 = time.perf_counter(), time.process_time()
+right = sum(1 for g, (_, gold) in zip(got, items) if g and normalise(g[0]) in {normalise(a) for a in gold})
+print(json.dumps({"open": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c1, "questions": len(items), "answered": sum(map(bool, got)),
+                  "right": right}))
 """
 AUTOMATON = """import json, sqlite3, sys, time
 import ahocorasick
@@ -128,74 +199,116 @@ print(json.dumps({"names": n, "seconds": time.perf_counter() - t0}))
 FLOOR = """import sqlite3, ahocorasick, qa_baseline.index.kb, qa_baseline.kb.predicates"""
 
 
-def build_all(sizes, work, floor):
-    """Synthesise and build every size (each build in its own child); prints the table and the verdicts;
-    returns the largest KB's path, its store folder and its subject sample."""
-    rows, rss, sample = [], {}, None
+def real_questions(n):
+    """[(question, [gold answers])] of the first N questions of the 2016 test set (every one's gold triple is in
+    the mini-KB, so planted in the synthetic KBs)."""
+    from qa_baseline.tasks.kbqa.formats import read_gold
+    return [(item.question, item.answers) for item in list(read_gold(data_dir("tasks", "kbqa", TEST)).values())[:n]]
+
+
+def build_all(sizes, work):
+    """Synthesise the largest KB, cut the smaller ones from it (prefixes of whole subjects), build each (in its own
+    child); returns the rows (dicts), the largest KB's path, its store folder and its subject sample."""
+    rows = []
+    largest = os.path.join(work, f"synthetic-{sizes[-1]:g}m.kb")
+    t0 = time.perf_counter()
+    marks, sample, _ = synthesise(largest, int(sizes[-1] * 1_000_000))
+    print(f"synthesised {largest} in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     for m in sizes:
-        path = os.path.join(work, f"synthetic-{m}m.kb")
-        n, subjects, sample = synthesise(path, m * 1_000_000)
+        path = largest if m == sizes[-1] else os.path.join(work, f"synthetic-{m:g}m.kb")
+        n, subjects, planted = marks[-1] if m == sizes[-1] else prefix_of(largest, marks, m, path)
         child = run_child([PYTHON, "-c", BUILD, path, os.path.join(work, "indexes")])
         result = json.loads(child.last_line())
         folder = result["folder"]
-        size = os.path.getsize(os.path.join(folder, "kb.sqlite"))
-        rss[m] = child.rss_mb
-        rows.append([f"{m}M", f"{n:,}", f"{subjects:,}", f"{os.path.getsize(path) / 1e6:,.0f}",
-                     f"{size / 1e6:,.0f}", f"{result['seconds']:.1f}", f"{n / result['seconds']:,.0f}",
-                     f"{child.rss_mb:.0f}"])
-        print("  " + "  ".join(rows[-1]), flush=True)
+        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        if manifest["triples"] != n:
+            sys.exit(f"bench: the store of {path} holds {manifest['triples']:,} triples, expected {n:,}")
+        rows.append({"millions": m, "triples": n, "subjects": subjects, "real_subjects": planted,
+                     "names": manifest["names"], "kb_mb": round(os.path.getsize(path) / 1e6),
+                     "store_mb": round(os.path.getsize(os.path.join(folder, "kb.sqlite")) / 1e6),
+                     "build_s": round(result["seconds"], 1), "build_cpu_s": round(result["cpu"], 1),
+                     "triples_per_s": round(n / result["seconds"]), "triples_per_cpu_s": round(n / result["cpu"]),
+                     "build_rss_mb": round(child.rss_mb)})
+        print("  " + json.dumps(rows[-1]), file=sys.stderr, flush=True)
         if m != sizes[-1]:
             os.remove(path)
+            shutil.rmtree(os.path.join(work, "indexes"))
+    return rows, largest, folder, sample
+
+
+def answer(path, work, name, items):
+    """Linking + ranking (the rule) of ITEMS on the store of PATH in a child; returns its figures."""
+    qfile = os.path.join(work, f"questions-{name}.json")
+    with open(qfile, "w", encoding="utf-8") as f:
+        json.dump(items, f, ensure_ascii=False)
+    child = run_child([PYTHON, "-c", ANSWER, path, os.path.join(work, "indexes"), qfile])
+    r = json.loads(child.last_line())
+    return {"questions": name, "n": r["questions"], "answered": r["answered"], "right": r["right"],
+            "open_s": round(r["open"], 2), "questions_per_s": round(r["questions"] / r["seconds"], 1),
+            "questions_per_cpu_s": round(r["questions"] / r["cpu"], 1),
+            "rss_mb": round(child.rss_mb)}
+
+
+def report(rows, answers, auto, floor, load):
+    """The tables, the verdicts and the result for the last line."""
+    table(["KB", "triples", "subjects", "names", "KB MB", "store MB", "build s", "triples/s", "CPU s",
+           "triples/CPU s", "peak RSS MB"],
+          [[f"{r['millions']:g}M", f"{r['triples']:,}", f"{r['subjects']:,}", f"{r['names']:,}", f"{r['kb_mb']:,}",
+            f"{r['store_mb']:,}", r["build_s"], f"{r['triples_per_s']:,}", r["build_cpu_s"],
+            f"{r['triples_per_cpu_s']:,}", r["build_rss_mb"]] for r in rows])
+    lo, hi = rows[0], rows[-1]
+    print(f"floor (imports only): {floor:.0f} MB; {load[0]}, at the end {load[1]} (the machine is shared)")
+    verdicts = {"rate": verdict(f"triples/s at {hi['millions']:g}M", hi["triples_per_s"] / 1000, 150, unit="k/s"),
+                "rate_cpu": verdict(f"triples per CPU second at {hi['millions']:g}M (independent of the load)",
+                                    hi["triples_per_cpu_s"] / 1000, 150, unit="k/s"),
+                "rss": verdict(f"peak RSS {hi['millions']:g}M / {lo['millions']:g}M", hi["build_rss_mb"] / lo["build_rss_mb"],
+                               1.1, higher_is_better=False)}
     print()
-    table(["KB", "triples", "subjects", "KB MB", "store MB", "build s", "triples/s", "peak RSS MB"], rows)
-    lo, hi = sizes[0], sizes[-1]
-    print(f"floor (imports only): {floor:.0f} MB")
-    verdict(f"triples/s at {hi}M", int(rows[-1][6].replace(",", "")) / 1000, 150, unit="k/s")
-    verdict(f"peak RSS {hi}M / {lo}M", rss[hi] / rss[lo], 1.1, higher_is_better=False)
-    return path, folder, sample
+    table([f"on the {hi['millions']:g}M store (rule ranker)", "questions", "answered", "right", "open s",
+           "questions/s", "questions/CPU s", "peak RSS MB"],
+          [[a["questions"], a["n"], a["answered"], a["right"] if a["questions"] == "real" else "-", a["open_s"],
+            a["questions_per_s"], a["questions_per_cpu_s"], a["rss_mb"]] for a in answers])
+    for a in answers:
+        verdicts[f"qps_{a['questions']}"] = verdict(f"linking + ranking, {a['questions']} questions",
+                                                    a["questions_per_s"], 10, unit="q/s")
+        verdicts[f"qps_cpu_{a['questions']}"] = verdict(f"linking + ranking, {a['questions']} questions, per CPU "
+                                                        "second", a["questions_per_cpu_s"], 10, unit="q/s")
+    if auto:
+        print(f"pyahocorasick over the {auto['names']:,} names: {auto['seconds']:.0f} s to build, "
+              f"{auto['rss_mb'] - floor:.0f} MB over the imports (the alternative to SQLite name lookups)")
+    return {"figures": {"rows": rows, "answers": answers, "automaton": auto, "floor_mb": round(floor)},
+            "ratios": {"rss": hi["build_rss_mb"] / lo["build_rss_mb"]}, "load_start": load[0]}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1,4,16", help="KB sizes in millions of triples (default 1,4,16)")
-    ap.add_argument("--questions", type=int, default=500, help="questions for the speed figure (default 500)")
+    ap.add_argument("--sizes", default="1,16,43", help="KB sizes in millions of triples (default 1,16,43)")
+    ap.add_argument("--questions", type=int, default=500, help="questions of each kind for the speed figure (500)")
+    ap.add_argument("--no-automaton", action="store_true", help="skip the Aho-Corasick memory figure")
     ap.add_argument("--keep", help="write the KBs and stores here and keep them (default: a temp folder, removed)")
-    ap.add_argument("--answer-only", action="store_true",
-                    help="with --keep DIR of an earlier run: measure questions/s on its largest store again, no builds")
     args = ap.parse_args()
-    if args.answer_only and not args.keep:
-        sys.exit("bench: --answer-only needs --keep DIR of an earlier run")
-    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    sizes = sorted({float(s) for s in args.sizes.split(",")})
     work = args.keep or tempfile.mkdtemp(prefix="bench-kb-")
     os.makedirs(work, exist_ok=True)
+    load = [load_info()]
     try:
-        print(f"{load_info()}; KBs in {work}", flush=True)
+        print(f"{load[0]}; KBs in {work}", flush=True)
         floor = run_child([PYTHON, "-c", FLOOR]).rss_mb
-        if args.answer_only:
-            path = os.path.join(work, f"synthetic-{sizes[-1]}m.kb")
-            from qa_baseline.index.kb import kb_dir
-            folder = kb_dir(path, os.path.join(work, "indexes"))
-        else:
-            path, folder, sample = build_all(sizes, work, floor)
-        qfile = os.path.join(work, "questions.txt")
-        if not args.answer_only:
-            with open(qfile, "w", encoding="utf-8") as f:
-                f.write("\n".join(questions(sample, args.questions)) + "\n")
-        child = run_child([PYTHON, "-c", ANSWER, path, os.path.join(work, "indexes"), qfile, str(args.questions)])
-        r = json.loads(child.last_line())
-        auto = run_child([PYTHON, "-c", AUTOMATON, os.path.join(folder, "kb.sqlite")])
-        a = json.loads(auto.last_line())
+        rows, path, folder, sample = build_all(sizes, work)
+        answers = [answer(path, work, "real", real_questions(args.questions)),
+                   answer(path, work, "synthetic", [(q, []) for q in questions(sample, args.questions)])]
+        auto = None
+        if not args.no_automaton:
+            child = run_child([PYTHON, "-c", AUTOMATON, os.path.join(folder, "kb.sqlite")])
+            auto = {**json.loads(child.last_line()), "rss_mb": round(child.rss_mb)}
+        load.append(load_info())
         print()
-        table([f"on the {sizes[-1]}M store", "questions", "answered", "open s", "questions/s", "peak RSS MB"],
-              [["SQLite name lookups (ours)", r["questions"], r["answered"], f"{r['open']:.2f}",
-                f"{r['questions'] / r['seconds']:.1f}", f"{child.rss_mb:.0f}"],
-               [f"pyahocorasick over {a['names']:,} names (build only)", "-", "-", f"{a['seconds']:.1f}", "-",
-                f"{auto.rss_mb:.0f}"]])
-        print(f"an in-memory automaton would add {auto.rss_mb - floor:.0f} MB at {sizes[-1]}M triples "
-              f"(x{47.9 / sizes[-1]:.1f} for the full KB) and {a['seconds']:.0f} s per start")
+        result = report(rows, answers, auto, floor, load)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    result_line(**result)
 
 
 if __name__ == "__main__":

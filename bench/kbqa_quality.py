@@ -24,7 +24,7 @@ import sys
 import tempfile
 from collections import Counter
 
-from _common import PYTHON, data_dir, load_info, run_child, table
+from _common import PYTHON, data_dir, load_info, result_line, run_child, table, verdict
 
 CATEGORIES = ("answer not a KB object", "subject not among candidates", "wrong subject", "wrong predicate")
 
@@ -100,7 +100,8 @@ def main():
             trace = [json.loads(line) for line in open(os.path.join(out, "trace.jsonl"), encoding="utf-8")]
             counts, _ = categorise(trace, gold, objects)
             speed = re.search(r"\(([\d.]+) questions/s\)", child.err)
-            results[name] = row["metrics"]
+            results[name] = {**row["metrics"], "questions_per_s": float(speed[1]) if speed else None,
+                             "run_s": child.wall, "peak_rss_mb": child.rss_mb}
             rows.append([name, f"{row['metrics']['precision']:.4f}", f"{row['metrics']['recall']:.4f}",
                          f"{row['metrics']['F1']:.4f}", *(counts[c] for c in CATEGORIES),
                          speed[1] if speed else "?", f"{child.wall:.0f}", f"{child.rss_mb:.0f}"])
@@ -109,7 +110,9 @@ def main():
                "wrong predicate", "questions/s", "run s", "peak RSS MB"], rows)
         learned, rule = (results[k]["F1"] for k in results)
         print(f"\nlearned / rule F1: {learned / rule:.3f}x")
-        print(f"averaged F1 (learned): {learned:.4f} (target >= 0.95) -> {'MET' if learned >= 0.95 else 'MISSED'}")
+        verdict("averaged F1 (learned)", learned, 0.95, unit="")
+        result_line({k.split()[0]: v for k, v in results.items()}, {"learned_vs_rule_F1": learned / rule},
+                    questions=len(gold))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -14,6 +14,9 @@ Only search + scoring is timed; bm25s's tokenize + index time is reported separa
         (for bm25s, which has no JIT, its first pass in the main process)
   warm: in the main process, after --warmup untimed passes of every route: median of --repeats passes
 Targets: (a) >= 1.8x (b), (a) >= 1.3x (c); the verdicts use the warm figures, the cold ratios are printed too.
+Start-up: each cold child also times its JVM start + index opening (wall and CPU seconds), with the JVM's
+class-data-sharing archive (qa_baseline/jvm.py; made before timing) and without (QA_BASELINE_JVM_CDS=off):
+cold (a) and (a) without CDS alternate.
 The shared-en index is built first (indexes/shared-en/bm25-default) if it is missing.
 
 Run: .venv/bin/python bench/mcqa_speed.py [--repeats 5] [--warmup 3] [--cold-repeats 3] [--threads N]
@@ -22,11 +25,12 @@ import argparse
 import glob
 import os
 import json
+import resource
 import subprocess
 import sys
 import time
 
-from _common import PROJECT, PYTHON, data_dir, load_info, median, run_child, spread, table, verdict
+from _common import PROJECT, PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, verdict
 
 from qa_baseline.config import corpus_config
 from qa_baseline.corpus import read_corpus
@@ -46,6 +50,22 @@ def answer(questions, search, k):
         for i in range(len(chunk)):
             labels.append(formats.LABELS[pipeline.choose([pipeline.option_score(h, k) for h in hits[4 * i:4 * i + 4]])])
     return labels
+
+
+def cpu_s():
+    """CPU seconds of this process so far, all its threads (the JVM's too)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def make_cds_archive(corpus, k):
+    """Cold children until the JVM's class-data-sharing archive exists (jvm.py: two runs list their classes,
+    the third has it made in the background), so that the timed children map it."""
+    from qa_baseline import jvm
+    deadline = time.time() + 300
+    while not glob.glob(os.path.join(jvm.cache_folder(), "*.jsa")) and time.time() < deadline:
+        run_child([PYTHON, os.path.abspath(__file__), "--corpus", corpus, "--k", str(k), "--cold-child", "a"])
+        time.sleep(2)
 
 
 def bm25s_route(cfg, threads):
@@ -89,21 +109,31 @@ def main():
     if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
         print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus], cwd=PROJECT, check=True)
-    bm25 = open_retriever("bm25", cfg, {"k1": K1, "b": B})
+    started, started_cpu = time.perf_counter(), cpu_s()
+    bm25 = open_retriever("bm25", cfg, {"k1": K1, "b": B})  # starts the JVM
+    start = {"start_s": time.perf_counter() - started, "start_cpu_s": cpu_s() - started_cpu}
     if args.cold_child:  # one pass in this fresh process, time on stdout
         search = (lambda qs, k: bm25.search(qs, k)) if args.cold_child == "a" else \
             (lambda qs, k: bm25.search(qs, k, batch=False))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_s()
         answer(questions, search, args.k)
-        print(json.dumps({"seconds": time.perf_counter() - t0}))
+        print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu_s() - c0, **start}))
         return
-    cold = {"a": [], "b": []}
+    if args.cold_repeats:
+        make_cds_archive(args.corpus, args.k)
+    cold, starts, cold_cpu = {"a": [], "b": []}, {"cds": [], "no_cds": []}, {}
     for r in range(args.cold_repeats):
-        for side in (("a", "b") if r % 2 == 0 else ("b", "a")):
+        for side in (("a", "a-no-cds", "b") if r % 2 == 0 else ("b", "a-no-cds", "a")):
             child = run_child([PYTHON, os.path.abspath(__file__), "--corpus", args.corpus, "--k", str(args.k),
-                               "--cold-child", side])
-            cold[side].append(json.loads(child.last_line())["seconds"])
-            print(f"  cold {r + 1} ({side}): {cold[side][-1]:.2f} s", file=sys.stderr, flush=True)
+                               "--cold-child", side[0]], env={"QA_BASELINE_JVM_CDS": "off" if "no" in side else "on"})
+            result = json.loads(child.last_line())
+            if side != "a-no-cds":
+                cold[side].append(result["seconds"])
+                cold_cpu.setdefault(side, []).append(result["cpu_s"])
+            if side != "b":
+                starts["no_cds" if "no" in side else "cds"].append(result)
+            print(f"  cold {r + 1} ({side}): start {result['start_s']:.2f} s ({result['start_cpu_s']:.2f} s CPU), "
+                  f"pass {result['seconds']:.2f} s", file=sys.stderr, flush=True)
     routes = {"(a) ours, batched BM25.search": lambda qs, k: bm25.search(qs, k),
               "(b) ours, per query (batch=False)": lambda qs, k: bm25.search(qs, k, batch=False)}
     if not args.skip_bm25s:
@@ -112,18 +142,20 @@ def main():
     print(f"{len(questions)} questions ({4 * len(questions)} queries, k={args.k}) from {len(files)} files; "
           f"{args.corpus}: {bm25.manifest['passages']} passages; {load_info()}", flush=True)
 
-    times, labels, first = {name: [] for name in routes}, {}, {}
+    times, labels, first, first_cpu = {name: [] for name in routes}, {}, {}, {}
     for w in range(args.warmup):
         for name, search in routes.items():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_s()
             labels[name] = answer(questions, search, args.k)
             first.setdefault(name, time.perf_counter() - t0)
+            first_cpu.setdefault(name, cpu_s() - c0)
     for r in range(args.repeats):
         for name, search in (list(routes.items())[r % len(routes):] + list(routes.items())[:r % len(routes)]):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_s()
             labels[name] = answer(questions, search, args.k)
             times[name].append(time.perf_counter() - t0)
             first.setdefault(name, times[name][-1])  # with --warmup 0: the first timed pass
+            first_cpu.setdefault(name, cpu_s() - c0)
             print(f"  pass {r + 1} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
 
     gold = [q.gold for q in questions]
@@ -151,9 +183,33 @@ def main():
     best = [min(times[n]) for n in names]
     print(f"best-of-{args.repeats} warm ratios (least disturbed by other load): (a) / (b) {best[1] / best[0]:.2f}x"
           + ("" if args.skip_bm25s else f", (a) / (c) {best[2] / best[0]:.2f}x"))
+    ratios = {"warm_a_vs_b": median(times[names[1]]) / median(times[names[0]]), "best_a_vs_b": best[1] / best[0]}
+    if starts["cds"]:
+        start = {k: {m: median([x[m] for x in v]) for m in ("start_s", "start_cpu_s")} for k, v in starts.items()}
+        print(f"JVM start + index opening (median of {args.cold_repeats}): with the CDS archive {start['cds']['start_s']:.2f} s "
+              f"({start['cds']['start_cpu_s']:.2f} s CPU), without {start['no_cds']['start_s']:.2f} s "
+              f"({start['no_cds']['start_cpu_s']:.2f} s CPU)")
+        ratios["start_no_cds_vs_cds"] = start["no_cds"]["start_s"] / start["cds"]["start_s"]
+        ratios["start_cpu_no_cds_vs_cds"] = start["no_cds"]["start_cpu_s"] / start["cds"]["start_cpu_s"]
+        if not args.skip_bm25s:  # JVM start + first pass against bm25s's first pass (its indexing not counted)
+            ratios["one_shot_a_vs_c_first_pass"] = cold_s[2] / (start["cds"]["start_s"] + cold_s[0])
+    if not args.skip_bm25s:
+        ratios.update(warm_a_vs_c=median(times[names[2]]) / median(times[names[0]]), best_a_vs_c=best[2] / best[0])
     if cold["a"]:
         print(f"cold (a) / (b): {cold_s[1] / cold_s[0]:.2f}x" +
               ("" if args.skip_bm25s else f"; cold (a) / (c): {cold_s[2] / cold_s[0]:.2f}x"))
+        ratios["cold_a_vs_b"] = cold_s[1] / cold_s[0]
+        if not args.skip_bm25s:
+            ratios["cold_a_vs_c"] = cold_s[2] / cold_s[0]
+    if cold["a"] and not args.skip_bm25s:  # CPU seconds: less swayed by other jobs than wall time
+        ratios["cold_a_vs_c_cpu"] = first_cpu[names[2]] / median(cold_cpu["a"])
+        print(f"first pass CPU seconds (all threads): (a) cold {median(cold_cpu['a']):.2f}, "
+              f"(c) {first_cpu[names[2]]:.2f}: (a) / (c) {ratios['cold_a_vs_c_cpu']:.2f}x")
+        verdict("cold (a) / (c) questions/s (the first pass of a fresh process)", cold_s[2] / cold_s[0], 1.0)
+    result_line({**({"start": start} if starts["cds"] else {}), **{name.split()[0]: {"cold_s": c, "warm_s": median(times[name]),
+                                   "warm_questions_per_s": len(questions) / median(times[name]),
+                                   "accuracy": sum(a == g for a, g in zip(labels[name], gold)) / len(questions)}
+                 for name, c in zip(names, cold_s)}}, ratios, questions=len(questions))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Speed of the organizer's tools against named alternatives (no shared data needed: seeded synthetic inputs).
 
 1. qa_baseline.scoring.trec_eval vs pytrec_eval (trec_eval's C code) on a 200-query x 1,000-document run, trec_eval's
-   official measures, after parsing (both get the same dicts), and the whole `python -m qa_baseline.eval` command.
+   official measures: in process, after parsing (both get the same dicts; target >= 0.5x pytrec_eval's speed),
+   and as whole commands, `python -m qa_baseline.eval RUN QRELS` vs a `python -c` that reads both files into
+   pytrec_eval's dicts and prints its figures (PYTREC_CLI; target >= 0.8x); the figures of both must agree.
 2. The leaderboard's paired randomisation test vs scipy.stats.permutation_test (paired, same permutations) on
    two systems x 2,000 questions, and a whole 30-team leaderboard (intervals + tests) of 2,000 questions.
 
@@ -15,10 +17,33 @@ import time
 
 import numpy as np
 
-from _common import PYTHON, load_info, run_child, spread, table
+from _common import PYTHON, load_info, result_line, run_child, spread, table, verdict
 
 from qa_baseline.scoring import trec_eval as trec
 from qa_baseline.scoring.significance import bootstrap_ci, randomisation_test
+
+
+# pytrec_eval as a whole command: the shortest honest reading of both files and the official measures' means
+PYTREC_CLI = """import sys, pytrec_eval
+run, qrels = {}, {}
+for line in open(sys.argv[1]):
+    q, _, d, _, s, _ = line.split()
+    run.setdefault(q, {})[d] = float(s)
+for line in open(sys.argv[2]):
+    q, _, d, r = line.split()
+    qrels.setdefault(q, {})[d] = int(r)
+names = {"num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"}
+res = pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+for m in sorted(next(iter(res.values()))):
+    print(f"{m}\\tall\\t{pytrec_eval.compute_aggregated_measure(m, [v[m] for v in res.values()]):.4f}")
+"""
+
+
+def same_output(ours, theirs):
+    """Whether every figure pytrec_eval's command printed is printed, equal to 4 decimals, by ours."""
+    mine = {f[0].strip(): f[2] for f in (line.split("\t") for line in ours.splitlines()) if len(f) == 3}
+    return all(f"{float(mine.get(m.strip(), 'nan')):.4f}" == v for m, _, v in
+               (line.split("\t") for line in theirs.splitlines()))
 
 
 def synthetic_run(queries=200, docs=1000, seed=0):
@@ -64,12 +89,25 @@ def main():
         with open(qrels_path, "w") as f:
             for q, judged in qrels.items():
                 f.writelines(f"{q} 0 {d} {rel}\n" for d, rel in judged.items())
-        cli = [run_child([PYTHON, "-m", "qa_baseline.eval", run_path, qrels_path]).wall for _ in range(args.repeat)]
-    print(f"\n1. trec_eval measures (official set) of 200 queries x 1,000 documents; figures agree: {agree}")
+        cli, pytrec_cli = [], []
+        for _ in range(args.repeat):  # side by side, alternating
+            cli.append(run_child([PYTHON, "-m", "qa_baseline.eval", run_path, qrels_path]))
+            pytrec_cli.append(run_child([PYTHON, "-c", PYTREC_CLI, run_path, qrels_path]))
+    cli_agree = same_output(cli[0].out, pytrec_cli[0].out)
+    cli, pytrec_cli = [c.wall for c in cli], [c.wall for c in pytrec_cli]
+    print(f"\n1. trec_eval measures (official set) of 200 queries x 1,000 documents; figures agree: {agree} "
+          f"(in process), {cli_agree} (commands)")
     table(["", "seconds", "vs pytrec_eval"],
           [["pytrec_eval (C)", spread(theirs, "{:.3f}"), "1.00x"],
            ["qa_baseline.scoring.trec_eval", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
-           ["python -m qa_baseline.eval (parse + print)", spread(cli, "{:.2f}"), ""]])
+           ["python -c '...pytrec_eval...' (parse + print)", spread(pytrec_cli, "{:.2f}"), "1.00x"],
+           ["python -m qa_baseline.eval (parse + print)", spread(cli, "{:.2f}"),
+            f"{min(pytrec_cli) / min(cli):.2f}x"]])
+    figures = {"eval_s": min(ours), "pytrec_eval_s": min(theirs), "eval_command_s": min(cli),
+               "pytrec_eval_command_s": min(pytrec_cli)}
+    ratios = {"eval_vs_pytrec_eval": min(theirs) / min(ours), "command_vs_pytrec_eval": min(pytrec_cli) / min(cli)}
+    verdict("qa_baseline.eval speed / pytrec_eval's, in process", ratios["eval_vs_pytrec_eval"], 0.5)
+    verdict("qa_baseline.eval speed / pytrec_eval's, whole commands", ratios["command_vs_pytrec_eval"], 0.8)
 
     rng = np.random.default_rng(0)
     a, b = rng.random(2000) < 0.62, rng.random(2000) < 0.6
@@ -87,6 +125,9 @@ def main():
           [["scipy.stats.permutation_test (paired)", spread(theirs, "{:.3f}"), "1.00x"],
            ["qa_baseline.scoring.significance", spread(ours, "{:.3f}"), f"{min(theirs) / min(ours):.2f}x"],
            ["30-team leaderboard statistics (30 CIs + 29 tests)", spread(board, "{:.2f}"), ""]])
+    figures.update({"randomisation_s": min(ours), "scipy_permutation_s": min(theirs), "leaderboard_30_teams_s": min(board)})
+    ratios["randomisation_vs_scipy"] = min(theirs) / min(ours)
+    result_line(figures, ratios, {"figures_agree": bool(agree and cli_agree)})
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import subprocess
 import tempfile
 import time
 
-from _common import PROJECT, PYTHON, table
+from _common import PROJECT, PYTHON, result_line, table
 
 from qa_baseline import tasks
 from qa_baseline.config import corpus_config
@@ -387,19 +387,24 @@ def main():
     ap.add_argument("--only", default="fuzz,kill,concurrent")
     args = ap.parse_args()
     parts = args.only.split(",")
+    figures = {}
     with tempfile.TemporaryDirectory(prefix="qa-reliability-") as work:
         if "fuzz" in parts:
             os.makedirs(os.path.join(work, "fuzz"))
             started = time.time()
-            fuzz(args.cases, args.seed, os.path.join(work, "fuzz"), int(args.memory * 2**30))
-            print(f"fuzz: {time.time() - started:.1f} s\n")
+            figures["fuzz"] = dict(fuzz(args.cases, args.seed, os.path.join(work, "fuzz"), int(args.memory * 2**30)))
+            figures["fuzz"]["seconds"] = time.time() - started
+            print(f"fuzz: {figures['fuzz']['seconds']:.1f} s\n")
         if "kill" in parts:
             os.makedirs(os.path.join(work, "kill"))
-            kill(args.kills, os.path.join(work, "kill"))
+            figures["kill"] = [" | ".join(map(str, row)) for row in kill(args.kills, os.path.join(work, "kill"))]
             print()
         if "concurrent" in parts:
             os.makedirs(os.path.join(work, "concurrent"))
-            concurrent(args.runs, os.path.join(work, "concurrent"))
+            figures["concurrent"] = [" | ".join(map(str, row)) for row in
+                                     concurrent(args.runs, os.path.join(work, "concurrent"))]
+    fuzz_ok = {k: v for k, v in figures.get("fuzz", {}).items() if k in ("tracebacks", "hangs")}
+    result_line(figures, verdicts={f"fuzz: no {k}": v == 0 for k, v in fuzz_ok.items()})
 
 
 if __name__ == "__main__":

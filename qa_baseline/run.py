@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import tasks
@@ -29,7 +29,7 @@ from .process import threads  # QA_BASELINE_THREADS: encoder and faiss scores ma
 from .reporting.rows import ROW_SCHEMA, run_dir, save_row
 from .scoring.metrics import measure
 from .scoring.validate import Errors
-from .settings import add_options, make_settings
+from .settings import add_options, make_settings, values_of
 from .retrievers.base import RetrieverSettings
 from .tasks.base import Prediction, Task
 from .tasks.hf import is_dataset_folder
@@ -69,11 +69,12 @@ def settings_given(task: Task[Any], args: argparse.Namespace) -> dict[str, Any]:
     for f in dataclasses.fields(task.Settings):
         value = getattr(args, f.name, None)
         if value is not None and f.metadata.get("file"):
-            try:
-                check_readable(value)
-            except UserError as e:
-                raise UserError(f"--{f.name.replace('_', '-')} {e}") from None
-            value = os.path.abspath(value)
+            for one in values_of(value):
+                try:
+                    check_readable(one)
+                except UserError as e:
+                    raise UserError(f"--{f.name.replace('_', '-')} {e}") from None
+            value = [os.path.abspath(one) for one in value] if f.metadata.get("many") else os.path.abspath(value)
         given[f.name] = value
     return given
 
@@ -89,11 +90,16 @@ def variant(method: str, task: Task[Any], given: Mapping[str, Any]) -> str:
             continue
         field = next(f for f in dataclasses.fields(task.Settings) if f.name == name)
         if field.metadata.get("file"):
-            value = f"{stem(value)}-{sha256_file(value)[:8]}"
+            value = "+".join(f"{stem(one)}-{sha256_file(one)[:8]}" for one in values_of(value))
         elif isinstance(value, str) and os.sep in value:  # a folder: its name, never a path in the folder name
             value = stem(value.rstrip(os.sep))
         parts.append(f"{name}={value}")
     return "-".join([method, *parts])
+
+
+def file_record(value: Any, f: dataclasses.Field[Any], record: Callable[[str], Any]) -> Any:
+    """RECORD of a file setting's path, or a list of them for a repeatable one."""
+    return [record(one) for one in value] if f.metadata.get("many") else record(value)
 
 
 def check_writable(folder: str) -> None:
@@ -118,7 +124,7 @@ def identity(task: Task[Any], data: str, given: Mapping[str, Any]) -> dict[str, 
     on the command line (file settings by checksum), not --trace or --team (they change which files are
     written, not the answers). A run replaces a run folder only when it holds a run of the same identity."""
     fields = {f.name: f for f in dataclasses.fields(task.Settings)}
-    options = {name: sha256_file(value) if fields[name].metadata.get("file") else value
+    options = {name: file_record(value, fields[name], sha256_file) if fields[name].metadata.get("file") else value
                for name, value in sorted(given.items()) if value is not None and name not in ("trace", "team")}
     return json.loads(json.dumps({"task": task.id, "data_sha256": sha256_file(data), "options": options}))
 
@@ -139,8 +145,8 @@ def run_settings(task: Task[Any], settings: Any, data: str, data_sha256: str, co
         value = getattr(settings, f.name)
         if f.name in skip or value is None or value is False:
             continue
-        out[f.name] = {"file": os.path.basename(value), "sha256": sha256_file(value)} if f.metadata.get("file") \
-            else value
+        out[f.name] = file_record(value, f, lambda p: {"file": os.path.basename(p), "sha256": sha256_file(p)}) \
+            if f.metadata.get("file") else value
     return {**out, **(retriever.params() if retriever else {}), **prediction.settings}
 
 

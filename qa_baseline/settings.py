@@ -13,11 +13,16 @@ from .errors import UserError
 
 
 def option(default: Any = None, help: str = "", choices: Collection[Any] | None = None, metavar: str | None = None,
-           file: bool = False, cli: bool = True) -> Any:
+           file: bool = False, cli: bool = True, many: bool = False) -> Any:
     """A Settings field that is also the command-line option --NAME (FILE: a path, recorded with its checksum;
-    CLI False: set in the task YAML only)."""
+    CLI False: set in the task YAML only; MANY: repeatable, its value a tuple, a list in the YAML)."""
     return field(default=default, metadata={"help": help, "choices": choices, "metavar": metavar, "file": file,
-                                            "cli": cli})
+                                            "cli": cli, "many": many})
+
+
+def values_of(value: Any) -> list[Any]:
+    """The values of a setting: those of a MANY setting's tuple, else the one value."""
+    return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
 def kind_of(f: dataclasses.Field[Any]) -> type:
@@ -40,9 +45,10 @@ def add_options(ap: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type
                 ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
                                 help=f.metadata["help"])
             else:
+                repeat: dict[str, Any] = {"action": "append"} if f.metadata.get("many") else {}
                 ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind,
                                 choices=f.metadata["choices"], metavar=f.metadata["metavar"],
-                                help=f.metadata["help"] + default)
+                                help=f.metadata["help"] + default, **repeat)
 
 
 def make_settings(cls: Any, config: Mapping[str, Any], given: Mapping[str, Any], source: str = "the task config") -> Any:
@@ -55,10 +61,13 @@ def make_settings(cls: Any, config: Mapping[str, Any], given: Mapping[str, Any],
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for name, value in config.items():  # the YAML's values, checked as the command line checks its own
         kind, choices = kind_of(fields[name]), fields[name].metadata["choices"]
-        ok = value is None or (isinstance(value, kind) and not (kind is int and isinstance(value, bool))) or \
-            (kind is float and isinstance(value, int) and not isinstance(value, bool))
-        if not ok or (choices and value is not None and value not in choices):
-            want = f"one of {', '.join(map(str, choices))}" if choices else f"of type {kind.__name__}"
-            raise UserError(f"{source}: setting {name!r} is {value!r}; it must be {want}")
+        many = fields[name].metadata.get("many")
+        for one in (value if many and isinstance(value, list) else [value]):
+            ok = one is None or (isinstance(one, kind) and not (kind is int and isinstance(one, bool))) or \
+                (kind is float and isinstance(one, int) and not isinstance(one, bool))
+            if not ok or (choices and one is not None and one not in choices):
+                want = f"one of {', '.join(map(str, choices))}" if choices else f"of type {kind.__name__}"
+                raise UserError(f"{source}: setting {name!r} is {value!r}; it must be {want}")
     values = {**config, **{k: v for k, v in given.items() if v is not None and k in names}}
-    return cls(**values)
+    return cls(**{k: tuple(values_of(v)) if fields[k].metadata.get("many") and v is not None else v
+                  for k, v in values.items()})

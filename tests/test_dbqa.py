@@ -175,8 +175,8 @@ def test_cli_bm25_end_to_end(tmp_path):
     assert row["retriever"] == "bm25"
     assert row["corpus"] == "given sentences" and row["questions"] == 2
     assert row["settings"] == {"task": "dbqa", "data": "dbqa-en.tsv", "data_sha256": row["data_sha256"],
-                               "corpus": "given sentences", "method": "bm25", "lang": "en", "tokens": "lucene-english",
-                               "k1": 0.9, "b": 0.4}
+                               "corpus": "given sentences", "method": "bm25", "lang": "en",
+                               "tokens": "lucene-english", "k1": 0.9, "b": 0.4}
     expected = dbqa.score(dbqa.read_gold(EN), scores)["metrics"]
     assert row["metrics"] == pytest.approx(expected) and row["metrics"]["ACC@1"] == 0.5  # sky, sky beats sky
     scored = cli("score", "--task", "dbqa", "--gold", EN, "--submission", str(tmp_path / "run" / "submission.txt"),
@@ -202,8 +202,38 @@ def test_cli_learned_holdout_and_unlabelled_data(tmp_path):
     assert row["settings"]["train"] == {"file": "dbqa-en.tsv", "sha256": hashlib.sha256(open(EN, "rb").read()).hexdigest()}
 
 
+@pytest.mark.parametrize("lang, given, expected", [
+    ("en", {}, ("cross", None)), ("en", {"train": "t.tsv"}, ("learned", ["bm25", "overlap", "cross"])),
+    ("en", {"holdout": 5}, ("learned", ["bm25", "overlap", "cross"])),
+    ("en", {"holdout": 5, "features": "bm25, dense"}, ("learned", ["bm25", "dense"])),
+    ("zh", {}, ("bm25", None)), ("zh", {"holdout": 5}, ("learned", None)),
+    ("en", {"reranker": "overlap"}, ("overlap", None)), ("zh", {"reranker": "dense"}, ("dense", None))])
+def test_the_default_reranker_uses_the_cross_encoder_where_the_language_has_one(lang, given, expected):
+    from qa_baseline.tasks.dbqa import DBQASettings
+    assert dbqa_pipeline.choose(DBQASettings(**given), lang) == expected
+
+
+def test_learned_default_model_is_lambdamart_over_the_cross_feature(tmp_path):
+    from qa_baseline.rankers.learned import default_learner
+    assert default_learner(["bm25", "overlap", "cross"]) == "lambdamart"
+    assert default_learner(["bm25", "overlap", "dense"]) == "logistic"
+    groups = dbqa.read(EN)
+    ranker = make("learned", "en", {"learner": "lambdamart"})
+    assert ranker.params()["learner"] == "lambdamart" and ranker.fitted() == {}
+    ranker.fit(groups)
+    assert list(ranker.fitted()["gains"]) == ["bm25", "word", "word_idf", "char", "char_idf"]
+    rc, err, (row, scores) = run_dbqa(tmp_path, "--data", EN, "--train", EN)  # the default with training data
+    assert rc == 0, err
+    assert row["retriever"] == "auto" and (row["settings"]["reranker"], row["settings"]["learner"],
+                                           row["settings"]["features"]) == ("learned", "lambdamart", "bm25,overlap,cross")
+    assert set(row["observed"]["gains"]) == {"bm25", "word", "word_idf", "char", "char_idf", "cross"}
+    again = make("learned", "en", {"features": ["bm25", "overlap", "cross"]}).fit(groups).score(groups)
+    assert scores == pytest.approx(list(again), rel=1e-12)  # the same model, fitted in this process
+
+
 @pytest.mark.parametrize("args, message", [
     (["--reranker", "learned"], "error: --reranker learned needs training data: --train FILE or --holdout K"),
+    (["--reranker", "bm25", "--learner", "lambdamart"], "error: --learner is not used by --reranker bm25"),
     (["--reranker", "bm25", "--train", EN], "error: --train is for --reranker learned, not bm25"),
     (["--reranker", "overlap", "--k1", "1.2"], "error: --k1 is not used by --reranker overlap"),
     (["--reranker", "learned", "--holdout", "2", "--encoder", "minilm"],

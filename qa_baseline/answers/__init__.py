@@ -6,10 +6,12 @@ candidates with their features (candidates.py: spaCy/GiNZA entities, noun phrase
 answer_types.py: the expected answer type; features.py: support, type match, closeness, merged by
 `metrics.normalize`); `scorers.AnswerModel` ranks them (rule or learned scorer) and decides whether the
 question has an answer and how long its answer list is. `passages.PassageStore` gives any retriever's hits
-their text. Each distinct passage is parsed once per Extractor."""
+their text. Each distinct passage is parsed once per Extractor, and once per corpus with the corpus's parse
+store (parse_store.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..scoring.metrics import normalize
 from . import features
@@ -23,13 +25,18 @@ CONTEXT_WEIGHT = 0.5  # weight of a context word (an earlier question of a serie
 
 
 class Extractor:
-    def __init__(self, lang: str, model: str | None = None, max_chars: int | None = None) -> None:
+    def __init__(self, lang: str, model: str | None = None, max_chars: int | None = None,
+                 corpus: dict[str, Any] | None = None) -> None:
+        """CORPUS: the config of the corpus the passages come from, whose parse store keeps their parses
+        (answers/parse_store.py); without it every passage is parsed."""
         self.lang = lang
-        self.parser = Parser(lang, model, **({"max_chars": max_chars} if max_chars else {}))
+        self.parser = Parser(lang, model, **({"max_chars": max_chars} if max_chars else {}), corpus=corpus)
 
-    def parse(self, passages: Iterable[Passage], progress: bool = False) -> None:
-        """Parse the given passages now (in batches, with a progress bar): candidates() then finds them."""
+    def parse(self, passages: Iterable[Passage], progress: bool = False) -> dict[str, int]:
+        """Parse (or load from the parse store) the given passages now (in batches, with a progress bar):
+        candidates() then finds them. Returns the passages parsed and loaded so far ({"parsed", "loaded"})."""
         self.parser.parse(passages, progress)
+        return dict(self.parser.counts)
 
     def question_keys(self, question: str, context: str = "") -> tuple[dict[str, float], dict[str, int], str]:
         """({content-word key: weight}, {key: side of the wh-word}, the wh-phrase's case marker): the

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from . import numbers, spacy_models
+from . import numbers, parse_store, spacy_models
 
 MAX_CHARS = 4000  # a passage is parsed up to this many characters (the rest is not searched for answers)
 _CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM", "X", "ADV"}
@@ -40,6 +40,8 @@ class Mention(NamedTuple):
     end: int     # one past the last word
     before: str = ""  # the lower-cased token before it in its sentence ("" at the start)
     after: str = ""   # the token after it ("" at the end)
+    fine: str = ""    # the entity's fine label: GiNZA's Extended Named Entity label (Sekine's hierarchy:
+                      # Province, Mountain, Company ...) in Japanese, the OntoNotes label in English; "" for others
 
 
 class Sentence(NamedTuple):
@@ -151,15 +153,45 @@ def _quoted(text):
         yield m.start(g), m.end(g)
 
 
+_PHRASE_NOT_FIRST = {"VERB", "AUX", "ADP", "SCONJ", "CCONJ", "PART", "PUNCT"}
+_FORMAL_NOUNS = {"ため", "こと", "もの", "とき", "よう", "ところ", "うち", "ほう", "わけ"}  # (いた江上, ため戸田村)
+
+
 def _phrases(sent):
     """GiNZA's bunsetu phrases (the content part of each bunsetu: NPO法人知的資源イニシアティブ) that end
-    with a noun, number or suffix."""
+    with a noun, number or suffix and do not start with a verb, function word or formal noun."""
     from ginza import bunsetu_phrase_spans
     if "bunsetu_heads" not in sent.doc.user_data:
         return
     for span in bunsetu_phrase_spans(sent):
-        if _is_run_token(span[-1]) and span[-1].pos_ != "ADJ":
+        if _is_run_token(span[-1]) and span[-1].pos_ != "ADJ" and not (
+                len(span) > 1 and (span[0].pos_ in _PHRASE_NOT_FIRST or span[0].text in _FORMAL_NOUNS)):
             yield span
+
+
+_NAME_AFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "dr", "dr."}
+
+
+def _ent_parts(ent, lang):
+    """Sub-spans of an entity that may be the answer alone: an English person's surname (Horace Deets -> Deets,
+    Lady Murasaki Shikibu -> Shikibu) and given name (Murasaki)."""
+    if lang != "en" or ent.label_ != "PERSON":
+        return
+    words = [t for t in ent if t.is_alpha and t.lower_ not in _NAME_AFFIXES]
+    if len(words) >= 2:
+        yield ent.doc[words[-1].i:words[-1].i + 1]
+        yield ent.doc[words[-2].i:words[-2].i + 1]
+
+
+def _chunk_parts(chunk):
+    """Sub-spans of a noun chunk of several words that may be the answer alone: its head noun and the nouns and
+    adjectives modifying it (heavyweight title -> heavyweight, title; rock band -> rock)."""
+    words = [t for t in chunk if t.pos_ in ("NOUN", "PROPN", "ADJ") and not t.is_stop]
+    if len(words) < 2:
+        return
+    for t in words:
+        if t.i == chunk.root.i or t.dep_ in ("compound", "amod") and t.head.i == chunk.root.i:
+            yield chunk.doc[t.i:t.i + 1]
 
 
 def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
@@ -167,20 +199,26 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
     base = sent.start
     found: dict[tuple[int, int, str], Mention] = {}
 
-    def add(span, label, kind):
+    def add(span, label, kind, fine=""):
         if span is None or not span.text.strip() or all(t.is_stop and not t.like_num or t.is_punct or t.is_space
                                                               for t in span):
             return  # nothing left, or only stop words ("part", こと, とき)
         key = (span.start - base, span.end - base)
         if label == "NP" and any(k[:2] == key for k in found):
             return  # the same span as an entity: keep the entity only
-        found.setdefault((*key, label), Mention(_clean(span.text), label, kind, *key, *_neighbours(sent, *key)))
+        found.setdefault((*key, label), Mention(_clean(span.text), label, kind, *key, *_neighbours(sent, *key),
+                                                fine))
 
     for ent in sent.ents:
-        add(_trim(ent) if lang == "en" else ent, _ent_label(ent, lang), "ent")
+        label = _ent_label(ent, lang)
+        add(_trim(ent) if lang == "en" else ent, label, "ent", ent.label_)
+        for part in _ent_parts(ent, lang):
+            add(part, label, "ent", ent.label_)
     for chunk in sent.doc.noun_chunks if sent.doc.has_annotation("DEP") else ():
         if chunk.start >= sent.start and chunk.end <= sent.end:
             add(_trim(chunk), "NP", "np")
+            for part in _chunk_parts(chunk) if lang == "en" else ():
+                add(part, "NP", "np")
     if lang == "ja":
         for run in _runs(sent):
             add(run, "NP", "np")
@@ -226,12 +264,28 @@ def _case_marker(doc, wh, lang):
 
 
 class Parser:
-    """Parses passages of one language, each passage id once per Parser (the cache lives as long as it)."""
+    """Parses passages of one language into Sentences (parse_doc), each passage id once per Parser.
 
-    def __init__(self, lang: str, model: str | None = None, max_chars: int = MAX_CHARS, batch_size: int = 32) -> None:
+    With CORPUS (a corpus config) the parses are kept in the corpus's parse store (parse_store.py): a passage an
+    earlier run parsed is loaded from it (its mentions derived again from the Doc, by today's rules), a new one
+    is parsed and written to it, WRITE at a time; the cache then keeps the Sentences of the CACHED passages used
+    last (the store holds the rest). Without CORPUS every passage is parsed and the cache keeps them all.
+    Passages are parsed in batches of at most batch_size passages and BATCH_CHARS characters: GiNZA's memory
+    grows with the tokens of a batch: on 80 ja-qac passages (half the longest), batches of 32 peaked at 1.7 GB,
+    of 8 (8,000 characters) at 1.0 GB, of 4 (3,000) at 0.8 GB, all in the same CPU time."""
+
+    BATCH_CHARS = 3000
+    CACHED = 4096  # more than the passages of any one question (--passages)
+    WRITE = 32
+
+    def __init__(self, lang: str, model: str | None = None, max_chars: int = MAX_CHARS, batch_size: int = 4,
+                 corpus: dict[str, Any] | None = None) -> None:
         self.lang, self.nlp = lang, spacy_models.load(lang, model)
         self.max_chars, self.batch_size = max_chars, batch_size
-        self.cache: dict[str, tuple[Sentence, ...]] = {}
+        name = model or spacy_models.MODELS[lang][0]
+        self.store = parse_store.open_store(corpus, name, self.nlp) if corpus else None
+        self.cache: dict[str, tuple[Sentence, ...]] = parse_store.Recent(self.CACHED) if self.store else {}
+        self.counts = {"parsed": 0, "loaded": 0}  # passages parsed, and loaded from the store
 
     def question(self, text: str) -> tuple[set[str], dict[str, int], str]:
         """The question's content-word keys (a set) and the side of the wh-word each is on: {key: +1 before
@@ -244,14 +298,67 @@ class Parser:
         return {k for k in keys if k}, sides, _case_marker(doc, wh, self.lang)
 
     def parse(self, passages: Iterable[Any], progress: bool = False) -> dict[str, tuple[Sentence, ...]]:
-        """Parse the passages not parsed yet (PASSAGES: objects with docid and text); returns the cache."""
+        """Parse (or load from the store) the passages not in the cache (PASSAGES: objects with docid and text);
+        returns the cache."""
         todo: dict[str, str] = {}
         for p in passages:
-            if p.docid not in self.cache and p.docid not in todo:
+            if p.docid in self.cache:
+                if self.store is not None:
+                    self.cache.touch(p.docid)  # type: ignore[attr-defined]  # a parse_store.Recent
+            elif p.docid not in todo:
                 todo[p.docid] = p.text[:self.max_chars]
-        docs = self.nlp.pipe(todo.values(), batch_size=self.batch_size)
-        bar = tqdm(zip(todo, docs), total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages",
-                   mininterval=1.0, disable=None if progress else True)
-        for docid, doc in bar:
-            self.cache[docid] = parse_doc(doc, self.lang)
+        with tqdm(total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
+                  disable=None if progress else True) as bar:
+            if self.store is not None:
+                for docid, blob in self.store.get(todo):
+                    self.cache[docid] = self._sentences(parse_store.from_blob(blob, self.nlp.vocab))
+                    del todo[docid]
+                    self.counts["loaded"] += 1
+                    bar.update()
+                bar.set_postfix_str(f"{self.counts['loaded']:,} from the parse store", refresh=False)
+            for docid, doc in self._parsed(todo):
+                self.cache[docid] = self._sentences(doc)
+                bar.update()
         return self.cache
+
+    def _sentences(self, doc: Any) -> tuple[Sentence, ...]:
+        """parse_doc(DOC), the Doc's noun chunks found once: spaCy finds them in the whole Doc each time they
+        are asked for (Doc.noun_chunks), and the rules ask once per sentence."""
+        if doc.noun_chunks_iterator is not None:
+            find, found = doc.noun_chunks_iterator, list[list[Any]]()
+
+            def once(d: Any) -> list[Any]:
+                if not found:
+                    found.append(list(find(d)))
+                return found[0]  # type: ignore[no-any-return]
+            doc.noun_chunks_iterator = once
+        return parse_doc(doc, self.lang)
+
+    def fill(self, passages: Iterable[Any]) -> int:
+        """Parse into the store the passages it lacks, keeping nothing in memory (`index --parse`); returns how
+        many were parsed."""
+        todo = {p.docid: p.text[:self.max_chars] for p in passages}
+        held = self.store.held(todo) if self.store is not None else set()
+        return sum(1 for _ in self._parsed({d: t for d, t in todo.items() if d not in held}))
+
+    def _parsed(self, todo: dict[str, str]) -> Iterator[tuple[str, Any]]:
+        """(id, Doc) of each of TODO ({id: text}), parsed in batches (BATCH_SIZE passages, BATCH_CHARS
+        characters), each Doc written to the store, WRITE per transaction."""
+        pending: list[tuple[str, str, bytes]] = []
+        batch: list[str] = []
+        ids = iter(todo)
+        for text in [*todo.values(), None]:
+            if batch and (text is None or len(batch) >= self.batch_size
+                          or sum(map(len, batch)) + len(text) > self.BATCH_CHARS):
+                for doc in self.nlp.pipe(batch, batch_size=len(batch)):
+                    docid = next(ids)
+                    self.counts["parsed"] += 1
+                    if self.store is not None:
+                        pending.append((docid, todo[docid], parse_store.to_blob(doc)))
+                    yield docid, doc
+                batch = []
+                if len(pending) >= self.WRITE or text is None and pending:
+                    self.store.put(pending)  # type: ignore[union-attr]  # pending only with a store
+                    pending = []
+            if text is not None:
+                batch.append(text)

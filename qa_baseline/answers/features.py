@@ -18,10 +18,21 @@ features (FEATURES):
   question-word weights are multiplied by their inverse sentence frequency in the retrieved passages;
 - type_match: 1 when one of its mentions has a label of the question's expected type; type_mismatch: 1 when
   the question is typed and none has; unit_match / unit_missing: the expected unit ("years", 人, 色) is / is
-  not in the candidate; untyped_number: an untyped question and a candidate that is only a number;
+  not in the candidate (English: or right after one of its mentions: 275 of "275 kibbutz"); untyped_number:
+  an untyped question and a candidate that is only a number;
 - inside: 1 when every mention of it lies inside a longer mention; is_person ... is_other: its label groups
   (LABEL_GROUPS); entity / number: 1 when one of its mentions is a named entity / a rule number; q_overlap:
   the share of its words (Japanese: characters) that occur in the question; length: log(1 + characters);
+- fine_match: 1 when one of its mentions has a fine label (GiNZA's ENE label: Province, Mountain ...) of the
+  question's fine type (answer_types: 何県 -> Province); fine_mismatch: the question has a fine type and the
+  candidate's entity mentions have only other fine labels; documents: log(1 + the distinct documents of its
+  passages, a passage id DOCID#k being of document DOCID); best_evidence: the best w times match of one
+  passage; mean_match: the mean over its passages of their best match; digits: 1 when it holds a digit;
+  dateless: a date question (when, 何年, いつ) and a candidate that names no point in time (English: no year,
+  month or century: 3,000 years, age 50; Japanese: no digit: 昔);
+  question_match: the best overlap of any sentence of the question's passages (the same for all its
+  candidates: how well the passages match the question at all, for the has-answer decision);
+  cross, cross_scored: the neural evidence of answers/neural.py (0 unless asked for);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
@@ -44,12 +55,17 @@ if TYPE_CHECKING:
 FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "type_match",
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
-            "number", "q_overlap", "length", "choice", "not_choice")
+            "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
+            "best_evidence", "mean_match", "digits", "dateless", "question_match",
+            "cross", "cross_scored")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
 WINDOW = (6, 10)  # tokens around a mention that count as near it (English, Japanese: shorter tokens)
 _WORDS = re.compile(r"\w+")
+# a point in time, what a date question asks for (English: a year, a month, a century; Japanese: any digit)
+_POINT_IN_TIME = (re.compile(r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                             r"\d(?:st|nd|rd|th)?[- ]century", re.I), re.compile(r"\d"))
 
 
 class Passage(NamedTuple):
@@ -65,6 +81,7 @@ class Candidate(NamedTuple):
     docid: str       # the passage that supports it best
     labels: tuple[str, ...]    # the labels of its mentions, sorted
     features: dict[str, float]   # FEATURES -> value
+    sentence: str = ""  # the sentence of its best mention (best match times passage weight)
 
 
 def passage_weights(passages: Sequence[Passage]) -> list[float]:
@@ -154,15 +171,18 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
         text, f = featurise(key, c, atype, lang, q_set, units)
         ps = c["passages"]
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
-        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(c["labels"])), f)))
+        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(c["labels"])), f,
+                                                         c["sentence"][1])))
     return [c for *_, c in sorted(out, key=lambda x: x[:2])]
 
 
-def _new_candidate(seen):
-    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it."""
-    return {"forms": defaultdict(int), "labels": set(), "kinds": set(), "passages": {}, "mentions": 0,
+def _new_candidate(seen, question_match):
+    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it;
+    QUESTION_MATCH: the best sentence overlap among the question's passages."""
+    return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "seen": seen}
+            "marker": 0.0, "seen": seen, "question_match": question_match, "sentence": (-1.0, ""),
+            "afters": set()}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
@@ -177,7 +197,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     window = WINDOW[lang == "ja"]
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
-    top_overlap = max((o for row in s_overlaps for o in row), default=0.0) or 1.0
+    best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
+    top_overlap = best_overlap or 1.0
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
@@ -189,7 +210,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 if key not in acc:
                     dropped = (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
                         not is_option(key, options, lang)
-                    acc[key] = False if dropped else _new_candidate(len(acc))
+                    acc[key] = False if dropped else _new_candidate(len(acc), best_overlap)
                 c = acc[key]
                 if c is False:
                     continue
@@ -204,11 +225,15 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
                 c["forms"][m.text] += 1
                 c["labels"].add(m.label)
+                c["fines"].add(m.fine)
+                c["afters"].add(m.after)
                 c["kinds"].add(m.kind)
                 c["mentions"] += 1
                 c["overlap"] = max(c["overlap"], overlap)
                 c["closeness"] = max(c["closeness"], closeness)
                 match = 0.1 + closeness + overlap / 2
+                if match * w > c["sentence"][0]:
+                    c["sentence"] = (match * w, sentence.text)
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
     return acc
@@ -225,7 +250,8 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
     type_match = bool(labels & atype.labels)
     units = _units(text, lang)
     unit_match = bool(atype.unit) and (atype.unit[:1] in normalize(text) if lang == "ja" else
-                                       any(u.startswith(atype.unit.rstrip("s")) for u in units))
+                                       any(u.startswith(atype.unit.rstrip("s")) for u in units) or
+                                       any(a.startswith(atype.unit.rstrip("s")) for a in c["afters"] if a))
     return text, {
         "support": sum(w for _, w, _ in ps.values()),
         "passages": math.log1p(len(ps)),
@@ -252,4 +278,21 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "length": math.log1p(len(text)),
         "choice": float(is_option(key, options, lang)),
         "not_choice": float(bool(options) and not is_option(key, options, lang)),
+        **redundancy(ps, c["fines"] - {""}, atype),
+        "digits": float(any(ch.isdigit() for ch in text)),
+        "question_match": c["question_match"],
+        "cross": 0.0, "cross_scored": 0.0,  # set by answers/neural.py when asked for
+        "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
+
+
+def redundancy(ps: Mapping[str, tuple[float, float, int]], fines: Collection[str], atype: AnswerType
+               ) -> dict[str, float]:
+    """Evidence across passages and the fine type of one candidate: PS, {passage id: (best match, passage
+    weight, rank)}; FINES, its mentions' fine labels (see the module docstring)."""
+    fine_match = bool(atype.fine) and bool(set(fines) & atype.fine)
+    return {"fine_match": float(fine_match),
+            "fine_mismatch": float(bool(atype.fine) and bool(fines) and not fine_match),
+            "documents": math.log1p(len({d.partition("#")[0] for d in ps})),
+            "best_evidence": max(match * w for match, w, _ in ps.values()),
+            "mean_match": sum(match for match, _, _ in ps.values()) / len(ps)}

@@ -82,15 +82,42 @@ _JA_DATE = re.compile(rf"(?:(?:紀元前|西暦|(?:明治|大正|昭和|平成|�
 _JA_BARE = re.compile(rf"{_JPREFIX}[0-9０-９]+(?:[,，][0-9０-９]{{3}})*(?:[.．][0-9０-９]+)?")
 
 
-def _japanese(text):
+_JA_PART = re.compile(r"上旬|中旬|下旬|初旬|末|頃|ごろ")  # a part of a month or year after a date (5月下旬)
+_JA_TO = ("から", "〜", "～", "~", "-", "－", "―", "ー")  # joins the two ends of a range
+_JA_UNTIL = re.compile(r"まで|にかけて")
+
+
+def _japanese_single(text):
     for pattern, label in _JA:
         for m in pattern.finditer(text):
             yield m.start(), m.end(), label
     for m in _JA_DATE.finditer(text):
         if m.end() > m.start() and text[m.end() - 1] in "年月日":
+            part = _JA_PART.match(text, m.end())
             yield m.start(), m.end(), "DATE"
+            if part:
+                yield m.start(), part.end(), "DATE"
     for m in _JA_BARE.finditer(text):
         yield m.start(), m.end(), "CARDINAL"
+
+
+def _japanese(text):
+    """Numbers, dates and quantities, and ranges of two of them with the same label (1971年から1974年まで,
+    7,000冊-10,000冊, 5月下旬から6月上旬), with and without the closing まで / にかけて."""
+    found = sorted(set(_japanese_single(text)))
+    yield from found
+    starts: dict[int, list[tuple[int, str]]] = {}
+    for s, e, label in found:
+        starts.setdefault(s, []).append((e, label))
+    for s, e, label in found:
+        for to in _JA_TO:
+            if text.startswith(to, e):
+                for e2, label2 in starts.get(e + len(to), ()):
+                    if label2 == label and text[e - 1].isdigit() == text[e2 - 1].isdigit():
+                        yield s, e2, label
+                        until = _JA_UNTIL.match(text, e2)
+                        if until:
+                            yield s, until.end(), label
 
 
 def spans(text: str, lang: str) -> list[tuple[int, int, str]]:

@@ -3,19 +3,24 @@
 Scorers (score(candidates) -> one positive number per candidate):
 - `rule`: evidence (features.py) times 0.15 when the question is typed and the candidate does not match the
   type, times 1.5 when it carries the expected unit, times 0.3 when it lacks it or is a bare number for an
-  untyped question, times (0.5 + best_sentence + window), times (1 - q_overlap / 2) (a candidate that mostly
+  untyped question, times 0.5 when a date question's candidate names no point in time (`dateless`), times
+  (0.1 + cross) where the neural evidence was computed (`--neural cross`), times (0.5 + best_sentence + window), times (1 - q_overlap / 2) (a candidate that mostly
   repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
   when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
   0.3 for any other candidate.
-- `learned`: a logistic regression (qa_baseline/learning.py: liblinear, random_state 0, standardised
-  features) over FEATURES plus log(evidence) and log(support) and the rule score, labels 1 for candidates
-  equal to a gold answer after `metrics.normalize`; its score is the probability. It is kept only when its
-  MRR beats the rule's on held-out folds of the training questions (learning.keep_if_better: question i in
-  fold i mod K); otherwise the rule ranks.
+- `learned`: a model over FEATURES plus log(evidence), log(support) and the rule score, labels 1 for
+  candidates equal to a gold answer after `metrics.normalize`, learned from each question's best TRAIN_TOP
+  candidates: `logistic` (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score
+  the probability) or `lambdamart` (LightGBM lambdarank over the questions' lists; its score the logistic
+  function of the ranking score). `--learner` says which are tried (LEARNERS; logistic by default: LambdaMART
+  did not beat it on the dev files). One is kept only when its MRR beats the rule's on held-out folds of the
+  training questions (learning.keep_if_better: question i in fold i mod K), the better of them with
+  `--learner best`; otherwise the rule ranks.
 
 Answer decisions (`AnswerModel`), fitted on questions with gold answers:
 - has-answer: a logistic regression over the features of the best candidates (top score, second score,
-  their margin, the top candidate's features, log(1 + candidates)) predicts "the collection has an answer";
+  their margin, the top candidate's features, log(1 + candidates)) predicts "the collection has an answer"
+  (Has-Answer accuracy) or "answering is worth it: the answer list's F-measure is above 0" (the F-measure);
   the threshold on its probability is the one that maximises the task's own per-question value on the
   training questions (Has-Answer accuracy for openqa-en, the F-measure with the no-answer rule for qac);
   below it the question gets no answers. Without training data every question with a candidate is answered.
@@ -25,7 +30,8 @@ Answer decisions (`AnswerModel`), fitted on questions with gold answers:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -47,6 +53,10 @@ def rule_score(f: dict[str, float]) -> float:
         s *= 0.15
     if f["unit_match"]:
         s *= 1.5
+    if f["dateless"]:
+        s *= 0.5
+    if f["cross_scored"]:
+        s *= 0.1 + f["cross"]
     if f["unit_missing"] or f["untyped_number"]:
         s *= 0.3
     s *= 0.5 + f["best_sentence"] + f["window"]
@@ -82,34 +92,63 @@ def _lr() -> Any:
     return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
 
 
+KINDS = ("logistic", "lambdamart")  # the learned scorers there are
+LEARNERS = {"logistic": ("logistic",), "lambdamart": ("lambdamart",), "best": KINDS}  # --learner: the kinds
+# choose_scorer tries; logistic by default: LambdaMART did not beat it on the dev files (qac-1 ja-task1-dev,
+# openqa-en trecqa, the SQuAD 2.0 stand-in) and choosing per fit between them was noisier than either
+TRAIN_TOP = 100  # a learned scorer learns from each question's best TRAIN_TOP candidates by evidence (the
+# answers of lower ones seldom reach the top 5, and fitting on all of them took 5-8 times longer on qac-1)
+
+
+def _labels(cands: Sequence[Candidate], gold: Gold) -> list[int]:
+    keys = set().union(*(_norm(a) for a in gold)) if gold else set()
+    return [int(c.key in keys) for c in cands]
+
+
 class LearnedScorer:
+    """A learned model over `vector(features)`: `logistic` (its score the probability of being an answer) or
+    `lambdamart` (LightGBM lambdarank over the questions' candidate lists that hold an answer; its score the
+    logistic function of the ranking score, so that scores stay positive for the answer-list ratio); both
+    learn from each question's best TRAIN_TOP candidates by evidence."""
     name = "learned"
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
+    def __init__(self, model: Any, kind: str = "logistic") -> None:
+        self.model, self.kind = model, kind
 
     @classmethod
-    def fit(cls, groups: Sequence[Group]) -> LearnedScorer | None:
+    def fit(cls, groups: Sequence[Group], kind: str = "logistic") -> LearnedScorer | None:
         """GROUPS: [(candidates, gold)] with gold a list of gold answers, each a list of spellings."""
         X: list[list[float]] = []
         y: list[int] = []
+        sizes: list[int] = []
         for cands, gold in groups:
-            keys = set().union(*({s for s in _norm(a)} for a in gold)) if gold else set()
-            for c in cands:
-                X.append(vector(c.features))
-                y.append(int(c.key in keys))
+            cands = cands[:TRAIN_TOP]
+            labels = _labels(cands, gold)
+            if kind != "logistic" and not any(labels):
+                continue  # a list without an answer teaches a ranker nothing
+            X.extend(vector(c.features) for c in cands)
+            y.extend(labels)
+            sizes.append(len(cands))
         if not learning.two_classes(y):
             return None
-        return cls(_lr().fit(np.array(X), np.array(y)))
+        model = _lr() if kind == "logistic" else learning.make(kind)
+        return cls(model.fit(np.array(X), np.array(y), sizes), kind)
 
     def score(self, cands: Sequence[Candidate]) -> list[float]:
         if not cands:
             return []
-        return list(self.model.probability(np.array([vector(c.features) for c in cands])))
+        X = np.array([vector(c.features) for c in cands])
+        if self.kind == "logistic":
+            return list(self.model.probability(X))
+        return list(1.0 / (1.0 + np.exp(-self.model.score(X))))
 
     def params(self) -> dict[str, Any]:
         names = list(FEATURES) + ["log_evidence", "log_support", "rule"]
-        return {"scorer": "learned",
+        if self.kind != "logistic":
+            gains = sorted(zip(self.model.importances(), names), key=lambda x: (-x[0], x[1]))
+            return {"scorer": "learned", "kind": self.kind,
+                    "gain": {n: round(float(g), 2) for g, n in gains[:10] if g > 0}}
+        return {"scorer": "learned", "kind": self.kind,
                 "weights": {n: round(float(w), 4) for n, w in zip(names, self.model.coefficients())},
                 "intercept": round(float(self.model.intercept()), 4)}
 
@@ -134,15 +173,22 @@ def mrr(groups: Iterable[Group], scorer: Scorer, k: int = 5) -> float:
                 for cands, gold in groups)
 
 
-def choose_scorer(groups: Sequence[Group], k: int = 5) -> tuple[Scorer, dict[str, float]]:
-    """The rule, or the learned scorer when its held-out MRR (K folds) beats the rule's; returns (scorer,
-    {"rule": MRR, "learned": MRR}) with the learned scorer refitted on all GROUPS."""
+def choose_scorer(groups: Sequence[Group], k: int = 5, kinds: Sequence[str] = ("logistic",)
+                  ) -> tuple[Scorer, dict[str, float]]:
+    """The rule, or the learned scorer of KINDS whose held-out MRR (K folds) is best when it beats the rule's;
+    returns (scorer, {"rule": MRR, KIND: MRR, ...}) with the chosen learned scorer refitted on all GROUPS."""
     rule: Scorer = RuleScorer()
     if len(groups) < 2 * k:
         return rule, {}
-    scorer, (rule_mrr, learned_mrr) = learning.keep_if_better(groups, k, rule, LearnedScorer.fit,
-                                                              lambda s, held: mrr(held, s))
-    return scorer, {"rule": rule_mrr, "learned": learned_mrr}
+    cv: dict[str, float] = {}
+    best: tuple[float, Scorer] = (-1.0, rule)
+    for kind in kinds:
+        fit: Callable[[Sequence[Group]], Scorer | None] = partial(LearnedScorer.fit, kind=kind)
+        scorer, (rule_mrr, kind_mrr) = learning.keep_if_better(groups, k, rule, fit, lambda s, held: mrr(held, s))
+        cv["rule"], cv[kind] = rule_mrr, kind_mrr
+        if scorer is not rule and kind_mrr > best[0]:
+            best = (kind_mrr, scorer)
+    return best[1], cv
 
 
 def top_vector(scored: Scored) -> list[float] | None:
@@ -190,13 +236,13 @@ class AnswerModel:
 
     @classmethod
     def fit(cls, groups: Sequence[Group], value: str | None = "has_answer", lists: bool = False, k_folds: int = 5,
-            max_list: int = 5, learn: bool = True) -> AnswerModel:
+            max_list: int = 5, learn: bool = True, kinds: Sequence[str] = ("logistic",)) -> AnswerModel:
         """Fit on GROUPS [(candidates, gold)]; VALUE: the per-question value the threshold maximises:
         "has_answer" (Has-Answer accuracy), "f" (QAC F-measure with the no-answer rule) or None (no
-        threshold)."""
+        threshold); KINDS: the learned scorers tried against the rule (choose_scorer)."""
         scorer: Scorer
         cv: dict[str, float]
-        scorer, cv = choose_scorer(groups, k_folds) if learn else (RuleScorer(), {})
+        scorer, cv = choose_scorer(groups, k_folds, kinds) if learn else (RuleScorer(), {})
         model = cls(scorer, max_list=max_list, cv=cv)
         scored = [ranked(cands, scorer) for cands, _ in groups]
         if lists:
@@ -205,18 +251,14 @@ class AnswerModel:
                                                      r)) if answered else 1.0
         if value is None:
             return model  # every question with a candidate is answered (MRR cannot gain from silence)
-        X = [top_vector(s) for s in scored]
-        y = [int(bool(g)) for _, g in groups]
-        rows = [(x, t) for x, t in zip(X, y) if x is not None]
+        gain = _gains(scored, groups, value, lists, model.ratio, max_list)
+        # "has_answer": does the question have an answer; "f": is answering worth it (its F-measure above 0)
+        y = [int(bool(g)) if value == "has_answer" else int(a > 0) for (a, _), (_, g) in zip(gain, groups)]
+        rows = [(x, t) for x, t in zip(map(top_vector, scored), y) if x is not None]
         if len({t for _, t in rows}) < 2:
             return model  # all answered (or none): no threshold to learn
         model.has = _lr().fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
         probs = [model.p_answer(s) for s in scored]
-        if value == "has_answer":
-            gain = [(float(bool(g)), float(not g)) for _, g in groups]
-        else:
-            gain = [(_f(answer_list(s, model.ratio, max_list) if lists else [c for c, _ in s[:1]], g),
-                     float(not g)) for s, (_, g) in zip(scored, groups)]
         cuts = sorted(set(probs)) + [1.01]
         model.threshold = max(cuts, key=lambda t: (sum(a if p >= t else e for p, (a, e) in zip(probs, gain)), -t))
         return model
@@ -228,6 +270,16 @@ class AnswerModel:
         if self.cv:
             out["heldout_mrr"] = {k: round(v, 4) for k, v in self.cv.items()}
         return out
+
+
+def _gains(scored: Sequence[Scored], groups: Sequence[Group], value: str, lists: bool, ratio: float,
+           max_list: int) -> list[tuple[float, float]]:
+    """(value of answering, value of staying silent) of each question: Has-Answer accuracy ("has_answer") or
+    the F-measure of the answer list with the no-answer rule ("f")."""
+    if value == "has_answer":
+        return [(float(bool(g)), float(not g)) for _, g in groups]
+    return [(_f(answer_list(s, ratio, max_list) if lists else [c for c, _ in s[:1]], g), float(not g))
+            for s, (_, g) in zip(scored, groups)]
 
 
 def _f(chosen: Sequence[Candidate], gold: Gold) -> float:

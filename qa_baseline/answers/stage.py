@@ -30,8 +30,12 @@ class ExtractionStage:
             raise UserError(f"--passages must be at least 1, not {passages}")
         self.retriever, self.k = retriever, passages
         self.store = PassageStore(corpus_cfg)
-        self.extractor = Extractor(lang, max_chars=max_chars)
+        self.extractor = Extractor(lang, max_chars=max_chars, corpus=corpus_cfg)  # with the corpus's parse store
         self.seconds = {"retrieval": 0.0, "extraction": 0.0}
+
+    def parses(self) -> dict[str, int]:
+        """The passages parsed so far and those loaded from the corpus's parse store, for the run's observed."""
+        return dict(self.extractor.parser.counts)
 
     def retrieve(self, queries: Sequence[str]) -> list[list[Passage]]:
         """Passages (features.Passage, best first) per query; an empty query finds nothing."""
@@ -68,14 +72,40 @@ class ExtractionStage:
 
 
 def ceilings(passages: Sequence[Sequence[Passage]], cands: Sequence[Sequence[Candidate]],
-             golds: Sequence[Gold]) -> dict[str, float]:
+             golds: Sequence[Gold], types: Sequence[str] | None = None) -> dict[str, Any]:
     """Over the questions with a gold answer: the share whose answer string occurs in the retrieved passages
-    (the retrieval ceiling) and the share whose answer is among the candidates (the extraction ceiling)."""
+    (the retrieval ceiling) and the share whose answer is among the candidates (the extraction ceiling); with
+    TYPES (each question's expected answer type name), `missed_by_type` too (see `candidate_recall`)."""
     rows = [(p, c, g) for p, c, g in zip(passages, cands, golds) if g]
     if not rows:
         return {}
-    return {"answer_in_passages": round(sum(answer_in_passages(p, g) for p, _, g in rows) / len(rows), 4),
-            "answer_in_candidates": round(sum(answer_in_candidates(c, g) for _, c, g in rows) / len(rows), 4)}
+    out: dict[str, Any] = {
+        "answer_in_passages": round(sum(answer_in_passages(p, g) for p, _, g in rows) / len(rows), 4),
+        "answer_in_candidates": round(sum(answer_in_candidates(c, g) for _, c, g in rows) / len(rows), 4)}
+    if types is not None:
+        out["missed_by_type"] = candidate_recall(passages, cands, golds, types)
+    return out
+
+
+EXAMPLES = 5  # gold answers shown per answer type in candidate_recall
+
+
+def candidate_recall(passages: Sequence[Sequence[Passage]], cands: Sequence[Sequence[Candidate]],
+                     golds: Sequence[Gold], types: Sequence[str], examples: int = EXAMPLES) -> dict[str, Any]:
+    """Per expected answer type (TYPES: one name per question, "" untyped): of the questions whose gold
+    answer occurs in a retrieved passage (`in_passages`), how many have it among no candidate (`missed`), and
+    the first EXAMPLES of those gold answers (their first spelling); types by most missed first."""
+    found: dict[str, dict[str, Any]] = {}
+    for ps, cs, gold, name in zip(passages, cands, golds, types):
+        if not gold or not answer_in_passages(ps, gold):
+            continue
+        row = found.setdefault(name or "untyped", {"in_passages": 0, "missed": 0, "examples": []})
+        row["in_passages"] += 1
+        if not answer_in_candidates(cs, gold):
+            row["missed"] += 1
+            if len(row["examples"]) < examples:
+                row["examples"].append(gold[0][0])
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1]["missed"], kv[0])))
 
 
 def check_fitting(train: str | None, n_folds: int | None, questions: int) -> None:
@@ -97,26 +127,27 @@ def model_kind(settings: Any) -> str:
 
 def fit_models(cands: Sequence[list[Candidate]], train_groups: Sequence[tuple[list[Candidate], Gold]] | None,
                data_golds: Sequence[Gold], n_folds: int | None, value: str | None, lists: bool, max_list: int,
-               learn: bool = True) -> tuple[list[AnswerModel], dict[str, Any]]:
+               learn: bool = True, kinds: Sequence[str] = ("logistic",)) -> tuple[list[AnswerModel], dict[str, Any]]:
     """The answer model of each question and a summary for the row. TRAIN_GROUPS ([(candidates, gold)] from
     --train) fit one model for all; else N_FOLDS with DATA_GOLDS cross-fit (question i is answered by the
     model fitted on the questions of the other folds, i mod K); else the rule with no threshold."""
     if train_groups:
-        model = AnswerModel.fit(train_groups, value, lists, max_list=max_list, learn=learn)
+        model = AnswerModel.fit(train_groups, value, lists, max_list=max_list, learn=learn, kinds=kinds)
         return [model] * len(cands), {"fitted_on": "train", **model.params()}
     if n_folds:  # check_fitting checked K
         models: list[AnswerModel] = [None] * len(cands)  # type: ignore[list-item]  # each set below
         fitted: list[dict[str, Any]] = []
         for fold, held in enumerate(folds(len(cands), n_folds)):
             groups = split(list(zip(cands, data_golds)), n_folds, fold)[0]
-            model = AnswerModel.fit(groups, value, lists, max_list=max_list, learn=learn)
+            model = AnswerModel.fit(groups, value, lists, max_list=max_list, learn=learn, kinds=kinds)
             fitted.append(model.params())
             for i in held:
                 models[i] = model
         return models, {"fitted_on": f"{n_folds} folds of the data (cross-fitted)",
-                        "scorers": [p["scorer"] for p in fitted],
+                        "scorers": [p.get("kind", p["scorer"]) for p in fitted],
                         "ratios": [p["ratio"] for p in fitted],
-                        "thresholds": [p.get("has_answer_threshold") for p in fitted]}
+                        "thresholds": [p.get("has_answer_threshold") for p in fitted],
+                        "heldout_mrr": [p.get("heldout_mrr") for p in fitted]}
     model = AnswerModel(max_list=max_list)
     return [model] * len(cands), {"fitted_on": None, **model.params()}
 

@@ -1,6 +1,7 @@
 """Corpus readers. Every reader yields the same passage records: {"id", "title", "contents"}.
 
-One module per source format; `read_corpus(cfg, problems)` chains the sources of a corpus config.
+One module per source format; `read_corpus(cfg, problems)` chains the sources of a corpus config, and cuts the
+documents of a source with `segment:` into overlapping passages of sentences, ids `DOCID#k` (corpus/segment.py).
 To add a format, write `corpus/NAME.py` with `read(source, problems)` and list it in READERS."""
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import Problems, UserError
+from . import segment
+from .ids import UniqueIds
 
 READERS = ("jsonl", "parquet", "vital", "wikipedia")
 
@@ -24,23 +27,34 @@ def reader(name: str) -> ModuleType:
 
 
 def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
-    """All passages of a corpus config, source after source, ids made unique with each source's id_prefix."""
-    seen: set[str] = set()
+    """All passages of a corpus config, source after source, ids made unique with each source's id_prefix; the
+    documents of a source with `segment:` as their passages (segment.segment)."""
+    seen = UniqueIds()  # bounded memory whatever the corpus's size (corpus/ids.py)
+    try:
+        yield from _read(cfg, problems, seen)
+    finally:
+        seen.close()
+
+
+def _read(cfg: dict[str, Any], problems: Problems, seen: UniqueIds) -> Iterator[Passage]:
     for src in cfg["sources"]:
         mod = reader(src["reader"])
         prefix = src.get("id_prefix", "")
+        seg = segment.settings(src)
         check = not getattr(mod, "UNIQUE_IDS", False)  # dump readers make unique ids by construction
         where: Where
         p: Passage
         for where, p in mod.read(src, problems):
             pid = prefix + p["id"]
             if check:
-                if pid in seen:
+                if not seen.add(pid):
                     problems.report(*where, f"duplicate id {pid!r}")
                     continue
-                seen.add(pid)
             p["id"] = pid
-            yield p
+            if seg:
+                yield from segment.segment(p, *seg)
+            else:
+                yield p
 
 
 def split_settings(src: dict[str, Any], splits: tuple[str, ...]) -> tuple[str, int, int]:
@@ -60,5 +74,5 @@ def cut(paragraphs: list[str], split: str, words: int, min_chars: int) -> list[s
     shorter than MIN_CHARS are dropped."""
     if split == "words":
         tokens = " ".join(paragraphs).split()
-        paragraphs = [" ".join(tokens[i:i + words]) for i in range(0, len(tokens), words)]
+        paragraphs = [" ".join(tokens[a:b]) for a, b in segment.windows(len(tokens), words, words)]
     return [p for p in paragraphs if p and len(p) >= min_chars]

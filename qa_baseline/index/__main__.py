@@ -1,5 +1,6 @@
 """Build indexes: `python -m qa_baseline.index --corpus NAME|PATH [--analyzer A] [--dense [ENCODER] | --no-dense]`
-or the KB store of a KBQA knowledge base: `python -m qa_baseline.index --kb FILE [--mention2id FILE]`.
+or the KB store of a KBQA knowledge base: `python -m qa_baseline.index --kb FILE [--mention2id FILE]`,
+or the parse store of a corpus (answers/parse_store.py): `python -m qa_baseline.index --corpus C --parse [--force]`.
 
 BM25 (Lucene, `index/lucene.py`) is always built; dense indexes (`index/dense.py`) are built for `--dense
 ENCODER` and for the encoders the corpus config lists under `dense:` (unless `--no-dense`). Every build is
@@ -34,6 +35,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--on-bad-record", choices=("stop", "skip"), default="stop",
                     help="stop at the first bad corpus record or KB line (default) or skip and count them")
     ap.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")
+    ap.add_argument("--parse", action="store_true",
+                    help="fill the corpus's parse store instead of building indexes: every passage parsed by the "
+                         "answer extraction's spaCy/GiNZA model (runs of openqa-en and qac-1/2/3 then load the "
+                         "parses; they also fill it as they go). With --force: emptied first")
     dense = ap.add_mutually_exclusive_group()
     dense.add_argument("--dense", nargs="?", const="", metavar="ENCODER",
                        help="also build a dense index with ENCODER (an encoder config name, model folder or cached "
@@ -85,6 +90,19 @@ def on_ray(args: argparse.Namespace) -> tuple[int | None, Callable[..., Any] | N
             distributed.ray_encoder(args.ray, args.ray_actors, args.ray_cpus))
 
 
+def fill_parse_stores(args: argparse.Namespace) -> None:
+    """--parse: fill the parse store of each --corpus (answers/parse_store.py), and build nothing else."""
+    unused = [o for o, v in (("--ray", args.ray), ("--dense", args.dense is not None), ("--no-dense", args.no_dense),
+                             ("--analyzer", args.analyzer), ("--kb", args.kb)) if v]
+    if not args.corpus:
+        raise UserError("--parse goes with --corpus NAME|PATH (the corpus whose passages to parse)")
+    if unused:
+        raise UserError(f"{unused[0]} does not go with --parse (it fills the parse store only)")
+    from ..answers.parse_store import fill_store
+    for name in args.corpus:
+        fill_store(corpus_config(name, args.lang, index_name=args.name), args.force, args.on_bad_record)
+
+
 @cli
 def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
@@ -106,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.kb:
         from .kb import build_kb
         build_kb(args.kb, args.mention2id, args.on_bad_record, args.force, name=args.name)
+    if args.parse:
+        return fill_parse_stores(args)
     threads, indexer, encode = on_ray(args) if args.corpus else (None, None, None)
     for name in args.corpus:
         cfg = corpus_config(name, args.lang, index_name=args.name)

@@ -29,6 +29,14 @@ from ..textio import forget_reads, read_position
 from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
 
 
+# Memory flat in the corpus's size (bench/scale.py): Lucene flushes a segment whenever its RAM buffer holds
+# BUFFER_MB of postings, so a 64 MB buffer fills within the first 100k passages and a build needs the same heap
+# at 100k passages as at 5M; the former buffer, half of a 2 GB heap, flushed fewer, bigger segments, saved no
+# CPU time at 400k passages (38.9 against 38.2 CPU s) and made the 1M build's RSS 3x the 100k one's.
+HEAP = "256m"  # -Xmx of an indexing process (QA_BASELINE_INDEX_HEAP)
+BUFFER_MB = "64"  # Lucene's RAM buffer in MB (QA_BASELINE_INDEX_BUFFER)
+
+
 def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, problems: Problems) -> int:
     """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count.
     Progress is over the bytes of the corpus's files (their total is known up front, the passages' is not),
@@ -59,10 +67,14 @@ def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, p
 
 def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
     """Anserini's IndexCollection on a folder of JSON-lines files; returns the number of documents indexed."""
-    autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))  # a no-op if the JVM runs already
+    autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", HEAP))  # a no-op if the JVM runs already
     args = autoclass("io.anserini.index.IndexCollection$Args")()
-    # Lucene's RAM buffer (Anserini's default is 4 GB) must fit in the heap the JVM actually has
-    args.memoryBuffer = max(64, autoclass("java.lang.Runtime").getRuntime().maxMemory() // (2 << 20))
+    # a fixed RAM buffer (Anserini's default is 4 GB), within half the heap the JVM actually has
+    half = autoclass("java.lang.Runtime").getRuntime().maxMemory() // (2 << 20)
+    buffer = os.environ.get("QA_BASELINE_INDEX_BUFFER", BUFFER_MB)
+    if not buffer.isdigit():
+        raise UserError(f"QA_BASELINE_INDEX_BUFFER={buffer}: not a number of MB (fix: e.g. {BUFFER_MB}, or unset it)")
+    args.memoryBuffer = max(16, min(int(buffer), half))
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True

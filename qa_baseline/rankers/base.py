@@ -24,6 +24,7 @@ class RankerSettings(TypedDict, total=False):
     tokens: str  # bm25, overlap: Chinese tokens, char|bigram|jieba (rankers/tokens.py)
     encoder: str  # dense: a bi-encoder (default encoders.DEFAULTS of the language)
     features: Sequence[str]  # learned: the rankers whose features it combines
+    learner: str  # learned: a learning.MODELS kind (logistic, lambdamart)
 
 
 class Ranker(Protocol):

@@ -15,6 +15,7 @@ from ..progress import tqdm
 from .base import BaseRanker, Candidates, RankerSettings
 from .tokens import Text
 
+CROSS_LANGS = ("en",)  # languages with an installed cross-encoder
 
 class Dense(BaseRanker):
     names, options = ("dense",), ("encoder",)
@@ -38,7 +39,7 @@ class Cross(BaseRanker):
     names = ("cross",)
 
     def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
-        if lang != "en":
+        if lang not in CROSS_LANGS:
             raise UserError("--reranker cross is English only: no Chinese cross-encoder is installed (fix: use bm25, "
                             "overlap, dense or learned)")
         self.model = load_cross_encoder()

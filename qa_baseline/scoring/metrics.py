@@ -20,7 +20,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, cast
 
@@ -63,6 +65,15 @@ class Judged:
         self.num_nonrel = sum(1 for x in self.levels if 0 <= x < self.level)
         self.num_ret = len(self.rels)
         self.num_rel_ret = sum(self.hits)
+
+    @cached_property
+    def ranks(self) -> list[int]:
+        """The ranks (from 1) of the relevant items: what trec_eval's measures of a long ranking walk over."""
+        return [k for k, hit in enumerate(self.hits, 1) if hit]
+
+    def hits_at(self, k: int | None) -> int:
+        """Relevant items among the first K (all when K is None)."""
+        return len(self.ranks) if k is None else bisect_right(self.ranks, k)
 
     @classmethod
     def binary(cls, rels: Iterable[int], m: int) -> Judged:
@@ -155,27 +166,30 @@ def hit_at(rels: Sequence[Any], n: int) -> float:
 
 def trec_average_precision(q: Judged, cut: int | None = None) -> float:
     """trec_eval's AP: the precision sum over the first CUT documents / all relevant documents (R)."""
-    return precision_sum(q.hits[:cut]) / q.num_rel if q.num_rel else 0.0
+    if not q.num_rel:
+        return 0.0
+    total = 0.0  # precision_sum over the relevant ranks alone (the same additions in the same order)
+    for found, k in enumerate(q.ranks[:q.hits_at(cut)], 1):
+        total += found / k
+    return total / q.num_rel
 
 
 def precision_at(q: Judged, k: int) -> float:
-    return sum(q.hits[:k]) / k
+    return q.hits_at(k) / k
 
 
 def recall_at(q: Judged, k: int) -> float:
-    return sum(q.hits[:k]) / q.num_rel if q.num_rel else 0.0
+    return q.hits_at(k) / q.num_rel if q.num_rel else 0.0
 
 
 def r_precision(q: Judged) -> float:
-    return sum(q.hits[:q.num_rel]) / q.num_rel if q.num_rel else 0.0
+    return q.hits_at(q.num_rel) / q.num_rel if q.num_rel else 0.0
 
 
 def bpref(q: Judged) -> float:
     """trec_eval's bpref: per relevant retrieved document, 1 - min(nonrelevant above it, R) / min(N, R)."""
     nonrel_so_far, total = 0, 0.0
-    for r, hit in zip(q.rels, q.hits):
-        if r < 0:  # not in the pool, or unjudged: skipped
-            continue
+    for hit in [r >= q.level for r in q.rels if r >= 0]:  # not in the pool, or unjudged: skipped
         if not hit:
             nonrel_so_far += 1
         else:
@@ -185,10 +199,10 @@ def bpref(q: Judged) -> float:
 
 def ndcg(q: Judged, cut: int | None = None) -> float:
     """DCG / ideal DCG with gain = the qrels level (any level, not only relevant ones) and discount log2(rank+1)."""
-    gains = [max(r, 0) for r in q.rels[:cut]]
     ideal = sorted(q.levels, reverse=True)[:cut]
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal) if g > 0)
-    return sum(g / math.log2(i + 2) for i, g in enumerate(gains) if g) / idcg if idcg > 0 else 0.0
+    gains = [(i, g) for i, g in enumerate(q.rels[:cut]) if g > 0]  # the nonzero terms, in rank order
+    return sum(g / math.log2(i + 2) for i, g in gains) / idcg if idcg > 0 else 0.0
 
 
 def iprec_at_recall(q: Judged, levels: Sequence[float]) -> list[float]:
@@ -202,16 +216,13 @@ def iprec_at_recall(q: Judged, levels: Sequence[float]) -> list[float]:
     while current >= 0 and cutoffs[current] > q.num_rel_ret:
         current -= 1
     int_precis = q.num_rel_ret / q.num_ret
-    rel_so_far = q.num_rel_ret
-    i = q.num_ret
-    while i > 0 and rel_so_far > 0:
-        int_precis = max(int_precis, rel_so_far / i)
-        if q.hits[i - 1]:
-            while current >= 0 and rel_so_far == cutoffs[current]:
-                found[current] = int_precis
-                current -= 1
-            rel_so_far -= 1
-        i -= 1
+    # trec_eval walks every rank from the last; precision only peaks at a relevant rank, so walking those
+    # (the Jth relevant at rank K: precision J / K) gives the same maxima
+    for rel_so_far in range(q.num_rel_ret, 0, -1):
+        int_precis = max(int_precis, rel_so_far / q.ranks[rel_so_far - 1])
+        while current >= 0 and rel_so_far == cutoffs[current]:
+            found[current] = int_precis
+            current -= 1
     while current >= 0:
         found[current] = int_precis
         current -= 1

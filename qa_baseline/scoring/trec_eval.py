@@ -22,37 +22,78 @@ recall success ndcg ndcg_cut map_cut; `official` (the default, trec_eval's defau
 (all of these). Printed in that order, as `name<TAB>qid<TAB>value` with the name padded to 22
 characters and values to 4 decimals. Each measure is declared once, in `metrics.TREC_EVAL`."""
 import argparse
+import codecs
 import math
+import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import compress, repeat
+from operator import eq
 from typing import Any, cast
 
-import numpy as np
-
 from ..errors import UserError, at, cli
-from ..textio import text_lines
+from ..textio import CONTROL, MAX_LINE, READ_ERRORS, open_binary, text_lines, utf16
 from .metrics import NONPOOL, TREC_EVAL, UNJUDGED, Judged
 
 
 # --- reading ------------------------------------------------------------------------------------------------
 
+CHUNK = 16 << 20  # bytes read, decoded and checked at once by _lines
+CONTROL_BYTES = re.compile(CONTROL.pattern.encode("latin-1"))
+
+
+def _chunk(f: Any) -> bytes | None:
+    """The next CHUNK bytes of F and the rest of their last line (b"" at the end); None on a read error (a
+    damaged compressed file: text_lines then reports it)."""
+    try:
+        return cast(bytes, f.read(CHUNK) + f.readline(MAX_LINE))
+    except READ_ERRORS:
+        return None
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """textio.text_lines(PATH), read a chunk of lines at a time: a chunk that decodes as UTF-8 without control
+    characters is split at once; at the first chunk that does not (or a UTF-16 file, a line too long),
+    text_lines reads on, from the same line, and names what is wrong there."""
+    n = 0
+    with open_binary(path) as f:
+        while raw := _chunk(f):  # None (a read error) or b"" (the end) stops the loop
+            if n == 0 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8):]
+            try:
+                lines = raw.decode("utf-8").split("\n")
+            except UnicodeDecodeError:
+                break
+            if n == 0 and utf16(raw[:raw.find(b"\n") + 1 or len(raw)]) or CONTROL_BYTES.search(raw) \
+                    or max(map(len, lines)) > MAX_LINE // 4:
+                break
+            if lines[-1] == "":
+                lines.pop()
+            yield from enumerate(lines, n + 1)
+            n += len(lines)
+        else:
+            if raw is not None:
+                return
+    yield from ((m, line) for m, line in text_lines(path) if m > n)
+
+
 def _records(path, layout):
     """(line number, fields) of each non-blank line of PATH, which must have the fields LAYOUT names."""
     width = len(layout.split())
-    for n, line in text_lines(path):
+    for n, line in _lines(path):
         fields = line.split()
-        if not fields:
-            continue
         if len(fields) != width:
+            if not fields:
+                continue
             raise at(path, n, f"expected {width} fields ({layout}), found {len(fields)}")
         yield n, fields
 
 
 def read_run(path: str) -> tuple[dict[str, list[tuple[str, float]]], str | None]:
     """({qid: [(docno, score)]}, run tag); errors name the file and line."""
-    run: dict[str, list[tuple[str, float]]] = {}
+    run: dict[str, dict[str, float]] = {}
     tag: str | None = None
-    seen: dict[tuple[str, str], int] = {}
     for n, (qid, _, docno, _, score, tag) in _records(path, "qid Q0 docno rank score tag"):
         try:
             value = float(score)
@@ -60,14 +101,17 @@ def read_run(path: str) -> tuple[dict[str, list[tuple[str, float]]], str | None]
             raise at(path, n, f"score {score!r} is not a number") from None
         if not math.isfinite(value):
             raise at(path, n, f"score {score!r} is not a finite number")
-        first = seen.setdefault((qid, docno), n)
-        if first != n:
+        docs = run.get(qid)
+        if docs is None:
+            docs = run[qid] = {}
+        elif docno in docs:
+            first = next(m for m, f in _records(path, "qid Q0 docno rank score tag") if f[0] == qid and f[2] == docno)
             raise at(path, n, f"document {docno} repeated for query {qid} (first on line {first}); "
                               "trec_eval refuses duplicates")
-        run.setdefault(qid, []).append((docno, value))
+        docs[docno] = value
     if not run:
         raise UserError(f"{path}: no run lines (qid Q0 docno rank score tag)")
-    return run, tag
+    return {qid: list(docs.items()) for qid, docs in run.items()}, tag
 
 
 def read_qrels(path: str) -> dict[str, dict[str, int]]:
@@ -92,9 +136,25 @@ def read_qrels(path: str) -> dict[str, dict[str, int]]:
 
 def judge(docs: Iterable[tuple[str, float]], qrels: Mapping[str, int], level: int = 1) -> Judged:
     """A Judged ranking of DOCS [(docno, score)] against one query's QRELS {docno: rel}."""
-    ranked = sorted(docs, key=lambda d: (np.float32(d[1]), d[0]), reverse=True)  # score desc, docno desc
-    rels = [UNJUDGED if (r := qrels.get(docno, NONPOOL)) < 0 and docno in qrels else r for docno, _ in ranked]
+    pairs = list(docs)
+    docnos, values = zip(*pairs) if pairs else ((), ())
+    scores = array("f", values).tolist()  # as 32-bit floats, as trec_eval compares them
+    order = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)  # score desc
+    _break_ties(order, list(map(scores.__getitem__, order)), docnos)
+    judged = {docno: UNJUDGED if r < 0 else r for docno, r in qrels.items()}
+    rels = list(map(judged.get, map(docnos.__getitem__, order), repeat(NONPOOL, len(order))))
     return Judged(rels, [r for r in qrels.values() if r >= 0], level)
+
+
+def _break_ties(order: list[int], ranked: list[float], docnos: Sequence[str]) -> None:
+    """Order each run of equal scores in ORDER (RANKED: their scores) by docno, descending, in place."""
+    start = end = -1
+    for i in [*compress(range(1, len(ranked)), map(eq, ranked[1:], ranked)), -1]:  # i: ties with i - 1
+        if i != end + 1 or i < 0:
+            if end > start:
+                order[start:end + 1] = sorted(order[start:end + 1], key=docnos.__getitem__, reverse=True)
+            start = i - 1
+        end = i
 
 
 # --- measures (declared in metrics.TREC_EVAL) --------------------------------------------------------------
@@ -146,7 +206,7 @@ def query_values(q: Judged, measures: Mapping[str, Sequence[float]]) -> list[tup
         m = TREC_EVAL[name]
         if name == "num_q":
             continue
-        fn = cast(Callable[..., Any], m.fn)  # None only for num_q, skipped above
+        fn = cast("Callable[..., Any]", m.fn)  # None only for num_q, skipped above
         if m.kind == "cut":
             out += [(label(name, k), float(fn(q, k))) for k in cutoffs]
         elif m.kind == "level":

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...rankers import RANKERS
+from ...learning import MODELS
 from ...rankers.tokens import ZH_TOKENS
 from .. import hf
 from ..base import Settings, Task, option
@@ -13,12 +14,17 @@ from .formats import Group
 
 @dataclass(frozen=True)
 class DBQASettings(Settings):
-    reranker: str = option("bm25", "how sentences are scored", choices=tuple(RANKERS))
+    reranker: str = option(pipeline.AUTO, "how sentences are scored (auto, English: learned over bm25, overlap "
+                                          "and cross with --train or --holdout, else cross; Chinese: learned "
+                                          "over bm25 and overlap with training data, else bm25)",
+                           choices=(pipeline.AUTO, *RANKERS))
     train: str | None = option(None, "labelled file the learned ranker is fitted on", metavar="FILE", file=True)
     holdout: int | None = option(None, "evaluate groups i of --data with i %% K == K-1, train the learned "
                                        "ranker on the others", metavar="K")
     features: str | None = option(None, "learned: comma-separated rankers whose features it combines "
                                         "(default bm25,overlap; also dense, cross)")
+    learner: str | None = option(None, "learned: its model (default lambdamart with the cross feature, else "
+                                       "logistic)", choices=tuple(MODELS))
     tokens: str | None = option(None, "Chinese tokens of bm25 and overlap (default char)", choices=ZH_TOKENS)
     lang: str | None = option(None, "language of the data (default: detected)", choices=("en", "zh"))
     allow_empty: bool = option(False, "rank lines with an empty question or sentence instead of stopping")

@@ -1,5 +1,7 @@
 """IJCNLP-2017 Task 5, multi-choice exam questions: mcqa-en, mcqa-zh (one language each) and mcqa-all
-(scored over both languages' submissions). Formats in formats.py, the published baseline in pipeline.py."""
+(scored over both languages' submissions). Formats in formats.py, the published baseline in pipeline.py; the
+scorers beyond it (`--scorer fused|learned`) in scorers.py, over evidence.py (both retrievers' hits and option
+features), fusion.py and learned.py."""
 from __future__ import annotations
 
 import os
@@ -19,6 +21,20 @@ from .formats import Question
 class MCQASettings(RetrievalSettings):
     n: int = option(3, "score an option by the mean of its top-n hits (the published baseline: 3)")
     team: str = option("qa_baseline", "team id in the submission file name TEAMID_LANG.csv")
+    # None: the published rule (so that its rows are as before)
+    scorer: str | None = option(None, "how options are scored: rule (default: the published rule over --retriever), "
+                                      "fused (BM25 and dense option scores normalised within the question, weighted) "
+                                      "or learned (a model over option features, fitted on --train)",
+                                choices=("rule", "fused", "learned"))
+    # None: not given (fused then takes fusion.default_weight; the hybrid retriever, which is not passed a None, its 0.5)
+    weight: float | None = option(  # type: ignore[assignment]
+        None, "fused: weight of the dense score, 0-1 (default: fitted on the corpus, vital-en 0.55, shared-en 0.5; else 0.5); hybrid weighted: weight of "
+        "the dense score (default 0.5)")
+    train: tuple[str, ...] | None = option(None, "fused: fit --weight on this file's questions; learned: fit the "
+                                                 "model on them (repeatable)", metavar="FILE", file=True, many=True)
+    normalise: str | None = option(None, "fused: normalisation of each retriever's option scores within a "
+                                         "question: z-score or share of the total (default z)", choices=("z", "share"))
+    learner: str | None = option(None, "learned: the model (default logistic)", choices=("logistic", "lambdamart"))
 
 
 class MCQA(Task[MCQASettings]):
@@ -35,6 +51,21 @@ class MCQA(Task[MCQASettings]):
         self.title = f"{MCQA.title}, {dict(en='English', zh='Chinese', all='both languages')[lang]}"
         if lang == "all":  # scored over both languages' submissions, made by mcqa-en and mcqa-zh
             self.pipeline = None
+
+    def method(self, settings: MCQASettings) -> str:
+        """The row's Retriever column: the retriever, or the scorer beyond the rule (fused, learned)."""
+        return settings.retriever if settings.scorer in (None, "rule") else settings.scorer
+
+    def open(self, settings: MCQASettings) -> dict[str, Any]:
+        """The rule's retriever; fused and learned: BM25 and the dense retriever of the corpus (evidence.Both)."""
+        if settings.scorer not in (None, "rule") and settings.retriever != "bm25":
+            raise UserError(f"--scorer {settings.scorer} reads both BM25 and dense retrieval (fix: leave out "
+                            f"--retriever {settings.retriever})")
+        components = super().open(settings)
+        if settings.scorer not in (None, "rule"):
+            from .evidence import Both
+            components["retriever"] = Both(components["corpus"], settings.retriever_params(), components["retriever"])
+        return components
 
     def no_pipeline(self) -> UserError:
         from ...hints import command

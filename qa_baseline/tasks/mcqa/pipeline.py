@@ -1,6 +1,10 @@
 """The published IJCNLP-2017 Task 5 baseline: for each option, query = question + " " + option; search the
 index; score(q, a) = the mean of the scores of the top n (n <= 3) hits, 0 when nothing is found; the
-highest-scoring option wins. Ties go to the earliest option (A before B before C before D)."""
+highest-scoring option wins. Ties go to the earliest option (A before B before C before D).
+
+`--scorer` chooses how options are scored: `rule` (default, the above with --retriever), `fused` (BM25 and
+dense option scores normalised within the question and weighted: fusion.py) or `learned` (a ranking model over
+option features fitted on --train files, kept where it beats the rule on held-out folds: learned.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -10,6 +14,7 @@ from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...errors import UserError
 from ..base import Prediction
+from .evidence import choose, option_score
 from .formats import LABELS, Question
 
 if TYPE_CHECKING:
@@ -18,21 +23,13 @@ if TYPE_CHECKING:
 CHUNK = 250  # questions per batched search call
 
 
-def option_score(hits: Sequence[tuple[str, float]], n: int) -> float:
-    """The published rule: mean score of the top n hits, 0.0 when there are none."""
-    top = [score for _, score in hits[:n]]
-    return sum(top) / len(top) if top else 0.0
-
-
-def choose(scores: Sequence[float]) -> int:
-    """Index of the best option; the earliest wins a tie."""
-    return max(range(len(scores)), key=lambda i: (scores[i], -i))
-
-
 def predict(questions: Sequence[Question], components: Mapping[str, Any], settings: MCQASettings) -> Prediction:
     n, retriever = settings.n, components["retriever"]
     if n < 1:
         raise UserError(f"--n must be at least 1, not {n}")
+    if settings.scorer not in (None, "rule"):
+        from .scorers import predict_beyond
+        return predict_beyond(questions, components, settings)
     answers: dict[str, str] = {}
     trace: list[dict[str, Any]] = []
     with tqdm(total=len(questions), desc="questions", unit=" q", disable=None) as bar:

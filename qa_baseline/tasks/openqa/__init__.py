@@ -20,7 +20,12 @@ class AnswerSettings(RetrievalSettings):
                                      "(i mod K)", metavar="K")
     scorer: str = option("auto", "auto: the learned scorer where it beats the rule on held-out folds of the "
                                  "training data; rule: always the rule", choices=("auto", "rule"))
+    learner: str = option("logistic", "the learned scorer tried against the rule: logistic, lambdamart (LightGBM "
+                                      "lambdarank) or best (the better of both on held-out folds, per fit)",
+                          choices=("logistic", "lambdamart", "best"))
     max_chars: int = option(4000, "characters of a passage that are parsed for candidates", cli=False)
+    neural: str = option("none", "neural evidence for the answer candidates: cross (English: the ms-marco "
+                                 "cross-encoder's score of each best candidate's sentence)", choices=("none", "cross"))
     lang: str | None = option(None, "language of a corpus given as a file (default en; a named corpus says "
                                     "its own)", choices=("en", "ja"))
 

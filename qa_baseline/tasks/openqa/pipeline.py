@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NoGold, UserError
+from ...answers import neural
+from ...answers.answer_types import answer_type
+from ...answers.neural import add_cross
+from ...answers.scorers import LEARNERS
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, model_kind, trace_record
 from ..base import Prediction
 from .formats import MAX_ANSWERS, parse_pairs, read_gold
@@ -32,20 +36,26 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
     started = time.time()
     corpus = components["corpus"]
     check_fitting(settings.train, settings.folds, len(questions))
+    neural.check(settings.neural, corpus["lang"])
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)
+    if settings.neural == "cross":
+        add_cross(texts, cands)
     golds = _golds(components["data"]) if settings.folds else {}
     train_groups = None
     observed: dict[str, Any] = {}
     if settings.train:
         pairs = parse_pairs(settings.train)
         _, train_cands = stage.run([q for _, q, _ in pairs], progress=True, desc="training questions")
+        if settings.neural == "cross":
+            add_cross([q for _, q, _ in pairs], train_cands)
         train_groups = list(zip(train_cands, [[[a] for a in answers] for *_, answers in pairs]))
         observed["train_questions"] = len(pairs)
     models, fitted = fit_models(cands, train_groups, [golds.get(q, []) for q in qids], settings.folds,
-                                "has_answer", False, MAX_ANSWERS, learn=settings.scorer != "rule")
+                                "has_answer", False, MAX_ANSWERS, learn=settings.scorer != "rule",
+                                kinds=LEARNERS[settings.learner])
     answers: dict[str, Any] = {}
     trace: list[dict[str, Any]] = []
     for qid, text, ps, cs, model in zip(qids, texts, passages, cands, models):
@@ -55,9 +65,11 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
             trace.append(trace_record(qid, text, text, ps, scored, chosen, p))
     seconds = round(time.time() - started, 2)
     observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
+                     "passages_parsed": stage.parses(),
                      "questions_per_second": round(len(qids) / seconds, 2) if seconds else None})
 
     def diagnose(gold):  # after scoring, with the gold the driver read: how far retrieval and extraction got
-        return {"ceiling": ceilings(passages, cands, [[[a] for a in gold.get(q, [])] for q in qids])}
+        return {"ceiling": ceilings(passages, cands, [[[a] for a in gold.get(q, [])] for q in qids],
+                                    [answer_type(t, corpus["lang"]).name for t in texts])}
     return Prediction(answers, settings={"lang": corpus["lang"], "answer_model": model_kind(settings)},
                       observed=observed, trace=trace if settings.trace else None, diagnose=diagnose)

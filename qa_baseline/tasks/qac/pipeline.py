@@ -17,8 +17,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...answers.scorers import RuleScorer, ranked
+from ...answers.answer_types import answer_type
+from ...answers.neural import add_cross, check as check_neural
+from ...answers.scorers import LEARNERS, RuleScorer, ranked
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, model_kind, trace_record
+from ...corpus.segment import document_id
 from ...errors import NoGold, UserError
 from ..base import Prediction
 from .formats import TASK1_MAX, Gold, Question, read_gold, read_questions, score
@@ -64,6 +67,7 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
     questions = list(items.values())
     corpus = components["corpus"]
     check_fitting(settings.train, settings.folds, len(questions))
+    check_neural(settings.neural, corpus["lang"])
     lists = task != 1
     max_list = TASK1_MAX if task == 1 else settings.max_list
     if max_list < 1:
@@ -75,25 +79,31 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
     passages, cands, queries, _ = _contexts(questions, stage)
+    if settings.neural == "cross":
+        add_cross([q.question for q in questions], cands)
     train_groups = None
     observed: dict[str, Any] = {}
     if settings.train:
         train_q = read_questions(settings.train)
         train_gold = read_gold(settings.train)
         _, train_cands, _, _ = _contexts(train_q, stage)
+        if settings.neural == "cross":
+            add_cross([q.question for q in train_q], train_cands)
         train_groups = [(c, train_gold[q.qid].answers) for q, c in zip(train_q, train_cands)]
         observed["train_questions"] = len(train_q)
     models, fitted = fit_models(cands, train_groups, golds, settings.folds, value, lists, max_list,
-                                learn=settings.scorer != "rule")
+                                learn=settings.scorer != "rule",
+                                kinds=LEARNERS[settings.learner])
     answers: dict[str, Any] = {}
     trace: list[dict[str, Any]] = []
     for q, query, ps, cs, model in zip(questions, queries, passages, cands, models):
         chosen, scored, p = model.decide(cs, k=TASK1_MAX, lists=lists)
-        answers[q.qid] = [(c.text, c.docid) for c in chosen]
+        answers[q.qid] = [(c.text, document_id(c.docid, corpus)) for c in chosen]  # a passage's document
         if settings.trace:
             trace.append(trace_record(q.qid, q.question, query, ps, scored, chosen, p))
     seconds = round(time.time() - started, 2)
     observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
+                     "passages_parsed": stage.parses(),
                      "questions_per_second": round(len(questions) / seconds, 2) if seconds else None})
     chose: dict[str, Any] = {"lang": corpus["lang"], "answer_model": model_kind(settings)}
     if task != 1:
@@ -101,7 +111,8 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
 
     def diagnose(gold):  # after scoring, with the gold the driver read: how far retrieval and extraction got
         found = {"ceiling": ceilings(passages, cands, [gold[q.qid].answers if q.qid in gold else []
-                                                        for q in questions])}
+                                                        for q in questions],
+                                     [answer_type(q.question, corpus["lang"]).name for q in questions])}
         if task != 1:  # the AFM of answering nothing (NTCIR's no-answer rule): the level a list must beat
             found["answer_nothing"] = score(gold, {qid: [] for qid in gold}, task)["metrics"]["AFM"]
         return found

@@ -1,0 +1,288 @@
+"""The parse store: each passage of a corpus parsed once for answer extraction, kept on disk.
+
+One SQLite file per corpus and spaCy model in the corpus's index folder (index/layout.py):
+`INDEXES/CORPUS/parses-MODEL/parses.sqlite`, with `manifest.json` beside it naming the corpus and its files
+(so a corpus FILE finds its store the way it finds its BM25 index: layout.built_dir). Filled by runs as they
+meet new passages (candidates.Parser writes each parsed batch) or up front by `python -m qa_baseline.index
+--corpus C --parse`.
+
+What is kept is the spaCy parse itself, not the mentions derived from it: `Doc.to_bytes()` without the
+tensor, user data included (GiNZA's bunsetu heads, labels and clauses survive the round trip), compressed.
+The mentions are derived from the Doc when it is loaded (candidates.parse_doc), so a change of the mention
+rules never needs a re-parse.
+
+    meta(key, value)          key `identity`: JSON of the store's format, the parser (model name and version,
+                              spaCy's, GiNZA's and Sudachi's versions) and the corpus's fingerprint
+                              (layout.fingerprint: its files' checksums and reader settings)
+    parses(id, text, doc)     a passage id, the sha256 (16 hex digits) of the text parsed (the passage cut at
+                              max_chars: a row is never read for another text), the compressed Doc
+
+A store of another identity (another parser version, a changed corpus, an older format) is emptied when it is
+opened and filled again, never misread; a writer checks the identity in the transaction of each batch, so a
+run of another version never mixes its parses in. A file that is not such a store (not SQLite, other tables)
+is one error line naming the command that rebuilds it. SQLite's write-ahead log lets runs read while one
+writes; writers take turns (busy timeout), each batch one atomic commit; rows are INSERT OR IGNORE (two runs
+that parse one passage parse it identically). Reads are by id in chunks: memory does not grow with the store.
+
+QA_BASELINE_PARSES: `off` runs without a store (every passage parsed, as before stores existed); a folder keeps
+the stores there instead of the index folders (as INDEXES/CORPUS/... under it)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from ..errors import Problems, UserError
+from ..fileio import write_json
+from ..hints import plural
+from ..index.layout import bm25_dir, build_hint, build_lock, built_dir, check_owner, fingerprint, indexes_root, \
+    read_manifest
+from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..versions import dist_version
+
+FORMAT = 1  # bump when what a row holds changes: stores of an older format are emptied and filled again
+FILE = "parses.sqlite"
+BUSY_S = 600.0  # how long a writer waits for another's commit (a batch of parses commits in well under a second)
+CHUNK = 500  # ids per SELECT; passages per step of `index --parse`
+SCHEMA = {"meta": ["key", "value"], "parses": ["id", "text", "doc"]}
+CREATE = ("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+          "CREATE TABLE parses(id TEXT NOT NULL, text TEXT NOT NULL, doc BLOB NOT NULL, PRIMARY KEY(id, text))")
+_PARSER_DISTS = {"ja": ("ginza", "SudachiPy", "SudachiDict-core")}
+
+
+def text_key(text: str) -> str:
+    """The key of the text a passage was parsed as (its first max_chars characters)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def parser_identity(model: str, nlp: Any) -> dict[str, str | None]:
+    """What decides a parse besides the text: the model's name and version, spaCy's version and, for GiNZA,
+    GiNZA's, SudachiPy's and its dictionary's."""
+    lang = nlp.meta.get("lang", "")
+    out = {"model": model, "model_version": dist_version(model.replace("_", "-")) or nlp.meta.get("version"),
+           "spacy": dist_version("spacy")}
+    out.update({d: dist_version(d) for d in _PARSER_DISTS.get(lang, ())})
+    return out
+
+
+def to_blob(doc: Any) -> bytes:
+    """A parsed Doc as stored: Doc.to_bytes without the tensor (user data included), compressed."""
+    return zlib.compress(doc.to_bytes(exclude=["tensor"]), 1)
+
+
+def from_blob(blob: bytes, vocab: Any) -> Any:
+    """The Doc of a stored BLOB, its strings added to VOCAB."""
+    from spacy.tokens import Doc
+    return Doc(vocab).from_bytes(zlib.decompress(blob))
+
+
+def store_dir(cfg: Mapping[str, Any], model: str) -> str | None:
+    """The folder of CFG's parse store for MODEL (None when QA_BASELINE_PARSES is `off`)."""
+    where = os.environ.get("QA_BASELINE_PARSES", "").strip()
+    if where.lower() == "off":
+        return None
+    return built_dir(dict(cfg), f"parses-{model}", where or indexes_root())
+
+
+def rebuild_hint(cfg: Mapping[str, Any]) -> str:
+    """The command that rebuilds CFG's parse store from scratch."""
+    return build_hint(dict(cfg), " --parse --force")
+
+
+def open_store(cfg: Mapping[str, Any], model: str, nlp: Any) -> ParseStore | None:
+    """The parse store of corpus CFG for MODEL (NLP: its pipeline), made when missing; None when stores are
+    off or the folder cannot be written (a warning: the run parses every passage)."""
+    folder = store_dir(cfg, model)
+    if folder is None:
+        return None
+    identity = {"format": FORMAT, "parser": parser_identity(model, nlp), "corpus": fingerprint(dict(cfg))[0]}
+    try:
+        if not os.path.isfile(os.path.join(folder, "manifest.json")):
+            check_owner(dict(cfg), os.path.dirname(os.path.dirname(folder)))
+            os.makedirs(folder, exist_ok=True)
+            write_json(os.path.join(folder, "manifest.json"), {
+                "corpus": cfg["name"], "lang": cfg.get("lang"), "kind": "parse store", "model": model,
+                "sources": [{"file": s["file"]} for s in cfg["sources"]]})
+        return ParseStore(os.path.join(folder, FILE), identity, rebuild_hint(cfg))
+    except OSError as e:
+        print(f"warning: no parse store at {folder} ({e.strerror or e}): every passage is parsed", file=sys.stderr)
+        return None
+
+
+def remove_store(folder: str) -> None:
+    """Delete the store file in FOLDER (with its write-ahead log): `index --parse --force`, and a damaged store."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(os.path.join(folder, FILE + suffix))
+        except FileNotFoundError:
+            pass
+
+
+def fill_store(cfg: dict[str, Any], force: bool = False, on_bad_record: str = "stop") -> str:
+    """`index --corpus C --parse [--force]`: parse every passage of CFG that its parse store lacks (after
+    emptying it with FORCE), under the store folder's build lock, reading the corpus in steps of CHUNK
+    passages; returns the store's path."""
+    from ..corpus import read_corpus
+    from . import spacy_models
+    from .candidates import Parser
+    from .features import Passage
+    model = spacy_models.MODELS[cfg["lang"]][0]
+    folder = store_dir(cfg, model)
+    if folder is None:
+        raise UserError("QA_BASELINE_PARSES is off: there is no parse store to fill (fix: unset it)")
+    with build_lock(folder):
+        if force:
+            remove_store(folder)
+        parser = Parser(cfg["lang"], model, corpus=cfg)
+        if parser.store is None:
+            raise UserError(f"no parse store can be made at {folder} (the warning above says why)")
+        problems, seen = Problems(on_bad_record), 0
+        total = read_manifest(bm25_dir(cfg, built=True)).get("passages")
+        with tqdm(total=total, desc=f"parsing {cfg['name']} ({model})", unit=" passages", mininterval=1.0,
+                  disable=None) as bar:
+            step: list[Passage] = []
+            for p in [*read_corpus(cfg, problems), None]:
+                if p is not None:
+                    step.append(Passage(p["id"], p["title"], p["contents"], 0.0))
+                if len(step) >= CHUNK or p is None and step:
+                    parser.fill(step)
+                    seen, step = seen + len(step), []
+                    bar.update(seen - bar.n)
+                    bar.set_postfix_str(f"{parser.counts['parsed']:,} parsed", refresh=False)
+        if problems.count:
+            print(problems.summary(), file=sys.stderr)
+        print(f"{parser.store.path}: {plural(parser.counts['parsed'], 'passage')} parsed, "
+              f"{seen - parser.counts['parsed']:,} already there", file=sys.stderr)
+        return parser.store.path
+
+
+class Recent(dict):  # type: ignore[type-arg]
+    """A dict that keeps its SIZE most recently set or touched entries (the Sentences a Parser with a store
+    keeps in memory: the store holds the rest)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def touch(self, key: Any) -> None:
+        self[key] = self.pop(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if len(self) > self.size:
+            del self[next(iter(self))]
+
+
+class ParseStore:
+    """One store file (see the module docstring): `load` parses by id, `put` a batch of new ones."""
+
+    def __init__(self, path: str, identity: dict[str, Any], rebuild: str) -> None:
+        self.path, self.rebuild = path, rebuild
+        self.identity = json.dumps(identity, sort_keys=True)
+        self.db = self._guard(self._open)
+
+    def _damaged(self, why: str) -> UserError:
+        return UserError(f"{self.path}: not a usable parse store ({why}) (fix: rebuild it with: {self.rebuild})")
+
+    def _guard(self, step: Any, *args: Any) -> Any:
+        """STEP(*ARGS), an SQLite error on a damaged file as one error line naming the rebuild command."""
+        try:
+            return step(*args)
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise UserError(f"{self.path}: busy for over {BUSY_S:.0f} s ({e}) (fix: run again when the "
+                                "runs writing to it have finished)") from None
+            if "unable to open" in str(e) or "readonly" in str(e):
+                raise OSError(str(e)) from None
+            raise self._damaged(str(e)) from None
+        except sqlite3.DatabaseError as e:  # not a database, malformed
+            raise self._damaged(str(e)) from None
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=BUSY_S, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")  # a file that is not SQLite fails here
+        db.execute("PRAGMA synchronous=NORMAL")
+        if self._tables(db) != SCHEMA or self._stored(db) != self.identity:
+            db.execute("BEGIN IMMEDIATE")  # one process makes or empties it; the others see its work after
+            try:
+                self._setup(db)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return db
+
+    @staticmethod
+    def _tables(db: sqlite3.Connection) -> dict[str, list[str]]:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {n: [c[1] for c in db.execute(f"PRAGMA table_info({json.dumps(n)})")] for n in names}
+
+    @staticmethod
+    def _stored(db: sqlite3.Connection) -> str | None:
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        except sqlite3.OperationalError:
+            return None  # no meta table (yet)
+        return row[0] if row else None
+
+    def _setup(self, db: sqlite3.Connection) -> None:
+        """Inside the write transaction: make the tables of a new (empty) file; empty a store of another
+        identity; refuse a file with other tables."""
+        tables = self._tables(db)
+        if tables and tables != SCHEMA:
+            raise self._damaged(f"tables {', '.join(tables)}, not those of a parse store")
+        for statement in CREATE if not tables else ():
+            db.execute(statement)
+        stored = self._stored(db)
+        if stored != self.identity:
+            if stored is not None:
+                print(f"{self.path}: made by another parser or for another corpus version: emptied, to be filled "
+                      "again", file=sys.stderr)
+            db.execute("DELETE FROM parses")
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('identity', ?)", (self.identity,))
+
+    def get(self, texts: Mapping[str, str]) -> Iterator[tuple[str, bytes]]:
+        """(id, blob) of each passage of TEXTS ({id: text parsed}) that the store holds for that text, in
+        chunks of CHUNK ids."""
+        ids = list(texts)
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start:start + CHUNK]
+            rows = self._guard(lambda: self.db.execute(
+                f"SELECT id, text, doc FROM parses WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+            yield from [(docid, blob) for docid, key, blob in rows if key == text_key(texts[docid])]
+
+    def put(self, rows: Iterable[tuple[str, str, bytes]]) -> bool:
+        """Add ROWS (id, text parsed, blob) in one transaction; False (nothing written) when the store now has
+        another identity (a run of another parser version emptied it meanwhile)."""
+        return bool(self._guard(self._put, [(i, text_key(t), b) for i, t, b in rows]))
+
+    def _put(self, rows: list[tuple[str, str, bytes]]) -> bool:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._stored(self.db) != self.identity:
+                self.db.execute("ROLLBACK")
+                return False
+            self.db.executemany("INSERT OR IGNORE INTO parses(id, text, doc) VALUES (?, ?, ?)", rows)
+            self.db.execute("COMMIT")
+            return True
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def held(self, texts: Mapping[str, str]) -> set[str]:
+        """The ids of TEXTS ({id: text parsed}) whose parse the store holds (their parses not read)."""
+        ids, out = list(texts), set[str]()
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start:start + CHUNK]
+            rows = self._guard(lambda: self.db.execute(
+                f"SELECT id, text FROM parses WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+            out.update(docid for docid, key in rows if key == text_key(texts[docid]))
+        return out
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,104 @@
+"""Answer quality parts of qa_baseline/answers: fine answer types, the candidate recall report, the
+redundancy and fine-type features, the learned scorers (logistic and LambdaMART) and neural evidence checks."""
+import math
+
+import pytest
+
+from qa_baseline.answers import neural, scorers
+from qa_baseline.answers.answer_types import answer_type
+from qa_baseline.answers.features import FEATURES, Candidate, Passage, redundancy
+from qa_baseline.answers.stage import candidate_recall, ceilings
+from qa_baseline.errors import UserError
+from qa_baseline.scoring.metrics import normalize
+
+
+@pytest.mark.parametrize("question,name,fine", [
+    ("日本で一番大きな湖があるのは何県ですか?", "県", {"Province"}),
+    ("ユーロポート港のあるのはどこの国ですか?", "国", {"Country", "GPE_Other"}),
+    ("日本で一番高いのは何という山?", "山", {"Mountain"}),
+    ("ジャンヌの夫は誰なの?", "person", {"Person"}),
+    ("ウォークマンを発売したのは何という会社?", "会社", {"Company", "Company_Group", "Corporation_Other"}),
+    ("アメリカの首都は？", "首都", {"City", "County"}),
+    ("共産党の推薦を受けた人物は？", "人物", {"Person"}),
+    ("卵は何色ですか?", "色", {"Color_Other", "Nature_Color"}),
+    ("江戸幕府が開かれたのは何時代?", "era", set()),
+    ("What country is Horus associated with?", "country", {"GPE"}),
+    ("What river flows through Cairo?", "river", {"LOC"}),
+    ("Who discovered prions?", "person", {"PERSON"}),
+])
+def test_fine_answer_types(question, name, fine):
+    t = answer_type(question, "ja" if question.isascii() is False else "en")
+    assert (t.name, set(t.fine)) == (name, fine)
+
+
+def test_head_words_that_end_other_words_match_only_whole():
+    assert answer_type("日本は？", "ja").name == ""          # 日本 does not end with the head 本 (book)
+    assert answer_type("何という本?", "ja").fine == {"Book", "Printing_Other"}
+    assert answer_type("方法は？", "ja").name == ""          # 方法 is not a law (法)
+
+
+def test_kind_questions_are_untyped_in_english():
+    t = answer_type("What kind of singer is Ice T?", "en")
+    assert (t.name, set(t.labels), set(t.fine)) == ("kind", set(), set())
+
+
+def _cand(text, docid="d", **f):
+    return Candidate(text, normalize(text), docid, ("NP",), {k: f.get(k, 0.0) for k in FEATURES})
+
+
+def test_candidate_recall_by_type():
+    ps = [[Passage("a", "", "Tokyo is big. Osaka too.", 1.0)], [Passage("b", "", "In 1995 it was found.", 1.0)],
+          [Passage("c", "", "Nothing here.", 1.0)], [Passage("d", "", "Kyoto and Nara", 1.0)]]
+    cands = [[_cand("Osaka")], [_cand("1995")], [], [_cand("Nara")]]
+    golds = [[["Tokyo"]], [["1995"]], [["Paris"]], [["Kyoto", "Heian-kyo"]]]
+    got = candidate_recall(ps, cands, golds, ["place", "date", "place", ""])
+    assert got == {"place": {"in_passages": 1, "missed": 1, "examples": ["Tokyo"]},
+                   "untyped": {"in_passages": 1, "missed": 1, "examples": ["Kyoto"]},
+                   "date": {"in_passages": 1, "missed": 0, "examples": []}}
+    assert ceilings(ps, cands, golds)["answer_in_candidates"] == 0.25
+    assert "missed_by_type" not in ceilings(ps, cands, golds)
+
+
+def test_redundancy_features():
+    ps = {"doc1#0": (0.5, 1.0, 0), "doc1#3": (1.0, 0.5, 1), "doc2": (0.3, 0.25, 2)}
+    t = answer_type("何県?", "ja")
+    got = redundancy(ps, {"Province", "City"}, t)
+    assert got == {"fine_match": 1.0, "fine_mismatch": 0.0, "documents": math.log1p(2), "best_evidence": 0.5,
+                   "mean_match": pytest.approx(0.6)}
+    assert redundancy(ps, {"City"}, t)["fine_mismatch"] == 1.0
+    assert redundancy(ps, set(), t)["fine_mismatch"] == 0.0  # plain noun phrases are no mismatch
+
+
+def _groups(n=30):
+    """Questions whose answer is the candidate with the larger `window` (not the larger evidence)."""
+    groups = []
+    for i in range(n):
+        good = _cand(f"good{i}", evidence=0.5, support=0.5, window=0.9 + i / 1000)
+        bad = _cand(f"bad{i}", evidence=2.0, support=2.0, window=0.1)
+        other = _cand(f"other{i}", evidence=0.2, support=0.2, window=0.2)
+        groups.append(([bad, good, other], [[f"good{i}"]]))
+    return groups
+
+
+@pytest.mark.parametrize("kind", scorers.KINDS)
+def test_learned_scorers_rank_answers_first(kind):
+    groups = _groups()
+    scorer = scorers.LearnedScorer.fit(groups, kind)
+    assert scorer.params()["kind"] == kind
+    for cands, gold in groups:
+        assert scorers.ranked(cands, scorer)[0][0].text == gold[0][0]
+        assert all(s > 0 for _, s in scorers.ranked(cands, scorer))  # positive: the list ratio needs it
+
+
+def test_choose_scorer_reports_each_kind():
+    scorer, cv = scorers.choose_scorer(_groups(), kinds=scorers.LEARNERS["best"])
+    assert set(cv) == {"rule", "logistic", "lambdamart"}
+    assert cv["rule"] == 0.5 and scorer.name == "learned"  # the rule ranks the larger evidence first
+    assert set(scorers.choose_scorer(_groups())[1]) == {"rule", "logistic"}  # the default: logistic only
+
+
+def test_neural_cross_is_english_only():
+    neural.check("cross", "en")
+    neural.check("none", "ja")
+    with pytest.raises(UserError, match="English only"):
+        neural.check("cross", "ja")

