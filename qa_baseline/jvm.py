@@ -75,11 +75,26 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def claim(lists: list[str]) -> list[str]:
+    """LISTS renamed for this process (NAME.claimed), so that two starts never merge the same lists; [] (and
+    every list back under its name) when another process claimed one first."""
+    got: list[str] = []
+    for path in lists:
+        try:
+            os.rename(path, path + ".claimed")
+            got.append(path + ".claimed")
+        except OSError:
+            for c in got:
+                os.rename(c, c[:-len(".claimed")])
+            return []
+    return got
+
+
 def merge_lists(lists: list[str], out: str) -> None:
     """The class lists LISTS as one list OUT (then removed): the first as it is, then the classes only the
     others name, without their ids (numbered per list) and JDK-internal lines (@...)."""
     seen: set[str] = set()
-    with open(out + ".tmp", "w", encoding="utf-8") as f:
+    with open(out + ".tmp", "w", encoding="utf-8") as f:  # complete before the rename below
         for n, path in enumerate(lists):
             with open(path, encoding="utf-8") as lines:
                 for line in lines:
@@ -120,9 +135,10 @@ def cds_options(home: str, jar: str) -> list[str]:
         os.makedirs(folder, exist_ok=True)
         lists = sorted(glob.glob(os.path.join(folder, f".{key}.*.classlist")), key=os.path.getmtime)
         done = [f for f in lists if not _alive(int(f.rsplit(".", 2)[-2]))]
-        if len(done) >= LISTS:
+        claimed = claim(done[:LISTS]) if len(done) >= LISTS else []
+        if claimed:
             merged = os.path.join(folder, f".{key}.{os.getpid()}.merged")
-            merge_lists(done[:LISTS], merged)
+            merge_lists(claimed, merged)
             make_archive(home, jar, merged, archive)
         elif len(lists) < LISTS:  # else running ones list enough
             return [f"-XX:DumpLoadedClassList={os.path.join(folder, f'.{key}.{os.getpid()}.classlist')}"]

@@ -20,6 +20,7 @@ def test_options_follow_the_cache(tmp_path, monkeypatch):
     (home / "lib" / "modules").write_bytes(b"jdk")
     jar.write_bytes(b"jar")
     monkeypatch.setenv("QA_BASELINE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("QA_BASELINE_JVM_CDS", "on")  # conftest turns it off for the rest of the suite
     made = []
     monkeypatch.setattr(jvm, "make_archive", lambda *args: made.append(args))
     key = jvm.archive_key(str(home), str(jar))
@@ -44,7 +45,7 @@ def test_options_follow_the_cache(tmp_path, monkeypatch):
     assert jvm.cds_options(str(home), str(jar))[0] == f"-XX:SharedArchiveFile={folder / key}.jsa"
     monkeypatch.setenv("QA_BASELINE_JVM_CDS", "off")
     assert jvm.cds_options(str(home), str(jar)) == []
-    monkeypatch.delenv("QA_BASELINE_JVM_CDS")
+    monkeypatch.setenv("QA_BASELINE_JVM_CDS", "on")
     jar.write_bytes(b"another jar")  # another Anserini: another archive
     assert jvm.archive_key(str(home), str(jar)) != key
     monkeypatch.setenv("QA_BASELINE_CACHE", str(jar))  # a file, not a folder: no archive, no error
@@ -53,7 +54,7 @@ def test_options_follow_the_cache(tmp_path, monkeypatch):
 
 def vm_info(cache):
     r = subprocess.run([sys.executable, "-c", VM_INFO], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "QA_BASELINE_CACHE": str(cache)})
+                       env={**os.environ, "QA_BASELINE_CACHE": str(cache), "QA_BASELINE_JVM_CDS": "on"})
     assert r.returncode == 0, r.stderr
     return r.stdout.strip()
 

@@ -358,7 +358,8 @@ class Parser:
                     yield docid, doc
                 batch = []
                 if len(pending) >= self.WRITE or text is None and pending:
-                    self.store.put(pending)  # type: ignore[union-attr]  # pending only with a store
+                    if not self.store.put(pending):  # type: ignore[union-attr]  # pending only with a store
+                        self.store = None  # refused: the store now holds another parser's parses; read none
                     pending = []
             if text is not None:
                 batch.append(text)

@@ -46,6 +46,7 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..corpus.segment import strip_segment
 from ..scoring.metrics import normalize
 from .answer_types import NUMERIC, AnswerType
 
@@ -293,6 +294,6 @@ def redundancy(ps: Mapping[str, tuple[float, float, int]], fines: Collection[str
     fine_match = bool(atype.fine) and bool(set(fines) & atype.fine)
     return {"fine_match": float(fine_match),
             "fine_mismatch": float(bool(atype.fine) and bool(fines) and not fine_match),
-            "documents": math.log1p(len({d.partition("#")[0] for d in ps})),
+            "documents": math.log1p(len({strip_segment(d) for d in ps})),
             "best_evidence": max(match * w for match, w, _ in ps.values()),
             "mean_match": sum(match for match, _, _ in ps.values()) / len(ps)}

@@ -29,6 +29,7 @@ the stores there instead of the index folders (as INDEXES/CORPUS/... under it)."
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
@@ -146,7 +147,7 @@ def fill_store(cfg: dict[str, Any], force: bool = False, on_bad_record: str = "s
         with tqdm(total=total, desc=f"parsing {cfg['name']} ({model})", unit=" passages", mininterval=1.0,
                   disable=None) as bar:
             step: list[Passage] = []
-            for p in [*read_corpus(cfg, problems), None]:
+            for p in itertools.chain(read_corpus(cfg, problems), [None]):  # streamed: memory flat
                 if p is not None:
                     step.append(Passage(p["id"], p["title"], p["contents"], 0.0))
                 if len(step) >= CHUNK or p is None and step:

@@ -112,7 +112,12 @@ def document_id(pid: str, cfg: dict[str, Any]) -> str:
 
 
 def _document(pid: str, on: bool) -> str:
-    return _SEGMENT_ID.sub("", pid) if on and pid else pid
+    return strip_segment(pid) if on and pid else pid
+
+
+def strip_segment(pid: str) -> str:
+    """PID without a segment suffix `#k` (a passage id's document where the corpus is segmented)."""
+    return _SEGMENT_ID.sub("", pid)
 
 
 def best_passages(hits: Iterable[tuple[str, float]], cfg: dict[str, Any], k: int | None = None

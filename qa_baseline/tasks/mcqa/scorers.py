@@ -41,8 +41,7 @@ class Stages:
 
 def train_files(settings: MCQASettings) -> list[str]:
     """The --train files (none, one or several)."""
-    given = settings.train
-    return [] if not given else [given] if isinstance(given, str) else list(given)
+    return list(settings.train or ())  # a repeatable setting: always a tuple (settings.make_settings)
 
 
 def read_train(paths: Sequence[str]) -> list[Question]:
