@@ -17,6 +17,12 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 
+def cache_root() -> str:
+    """Where derived files (ONNX exports, the JVM's class-data-sharing archives) are kept: $QA_BASELINE_CACHE,
+    else ~/.cache/qa_baseline."""
+    return os.environ.get("QA_BASELINE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "qa_baseline")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

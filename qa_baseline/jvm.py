@@ -51,8 +51,8 @@ def java_home() -> str:
 
 def cache_folder() -> str:
     """Where the class-data-sharing archives are kept: $QA_BASELINE_CACHE/jvm, else ~/.cache/qa_baseline/jvm."""
-    root = os.environ.get("QA_BASELINE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "qa_baseline")
-    return os.path.join(root, "jvm")
+    from .fileio import cache_root
+    return os.path.join(cache_root(), "jvm")
 
 
 def archive_key(home: str, jar: str) -> str:

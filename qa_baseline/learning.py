@@ -98,6 +98,8 @@ class LambdaMART:
 
 
 MODELS: dict[str, type] = {"logistic": Logistic, "lambdamart": LambdaMART}
+# each kind's options where a ranker states none of its own (liblinear with a fixed seed: deterministic)
+OPTIONS: dict[str, dict[str, Any]] = {"logistic": {"solver": "liblinear", "random_state": 0}, "lambdamart": {}}
 
 
 def make(kind: str, **options: Any) -> Model:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..encoders import CROSS_LANGS
 from ..errors import UserError
 from ..progress import tqdm
 from .features import Candidate
 
 TOP = 15  # candidates per question whose sentence is scored
 KINDS = ("none", "cross")
-CROSS_LANGS = ("en",)
 
 
 def check(kind: str, lang: str) -> None:

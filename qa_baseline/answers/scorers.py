@@ -92,7 +92,7 @@ def _lr() -> Any:
     return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
 
 
-KINDS = ("logistic", "lambdamart")  # the learned scorers there are
+KINDS = tuple(learning.MODELS)  # the learned scorers there are
 LEARNERS = {"logistic": ("logistic",), "lambdamart": ("lambdamart",), "best": KINDS}  # --learner: the kinds
 # choose_scorer tries; logistic by default: LambdaMART did not beat it on the dev files (qac-1 ja-task1-dev,
 # openqa-en trecqa, the SQuAD 2.0 stand-in) and choosing per fit between them was noisier than either

@@ -82,6 +82,9 @@ def load_encoder(name_or_path: str | None = None, lang: str = "en") -> Encoder:
     return load(KINDS, kind, "encoder kind", __name__)(name, cfg)
 
 
+CROSS_LANGS = ("en",)  # languages with an installed cross-encoder (ms-marco-cross is English)
+
+
 def load_cross_encoder(name_or_path: str = "ms-marco-cross", batch_size: int = 32) -> "CrossEncoder":
     """The cross-encoder of an onnx-cross encoder config (default ms-marco-cross), folder or model id."""
     name, cfg = resolve(name_or_path)

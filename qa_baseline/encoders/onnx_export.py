@@ -10,7 +10,7 @@ import warnings
 from typing import Any
 
 from ..errors import UserError
-from ..fileio import build_dir, locked, read_json, replace_dir, sha256_file, write_json
+from ..fileio import build_dir, cache_root, locked, read_json, replace_dir, sha256_file, write_json
 from ..process import threads
 from ..versions import dist_version
 from .base import missing
@@ -18,11 +18,6 @@ from .pytorch import quiet_loading
 
 EXPORT_FORMAT = 1  # bump when export_onnx writes a different graph for the same model
 SKIPPED = ("onnx", "openvino", "README.md")  # model-folder entries that do not decide the PyTorch model
-
-
-def cache_root() -> str:
-    """Where derived model files (ONNX exports) are kept: $QA_BASELINE_CACHE, else ~/.cache/qa_baseline."""
-    return os.environ.get("QA_BASELINE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "qa_baseline")
 
 
 def model_folder(name: str, path: str) -> str:

@@ -15,8 +15,7 @@ from .base import BaseRanker, Candidates, RankerSettings
 from .tokens import Text
 
 DEFAULT_FEATURES = ("bm25", "overlap")
-MODELS: dict[str, dict[str, Any]] = {"logistic": {"solver": "liblinear", "random_state": 0},
-                                     "lambdamart": {}}  # learning.MODELS kinds and their options here
+MODELS = learning.OPTIONS  # learning.MODELS kinds and their options here
 
 
 def default_learner(features: Sequence[str]) -> str:

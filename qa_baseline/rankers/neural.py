@@ -9,13 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ..encoders import load_cross_encoder, load_encoder
+from ..encoders import CROSS_LANGS, load_cross_encoder, load_encoder
 from ..errors import UserError
 from ..progress import tqdm
 from .base import BaseRanker, Candidates, RankerSettings
 from .tokens import Text
 
-CROSS_LANGS = ("en",)  # languages with an installed cross-encoder
 
 class Dense(BaseRanker):
     names, options = ("dense",), ("encoder",)

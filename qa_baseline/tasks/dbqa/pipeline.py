@@ -17,7 +17,7 @@ from ...errors import UserError
 from ...learning import split as fold_split
 from ...rankers import make
 from ...rankers.base import RankerSettings
-from ...rankers.neural import CROSS_LANGS
+from ...encoders import CROSS_LANGS
 from ...rankers.tokens import detect_lang
 from ..base import Prediction
 from .. import hf

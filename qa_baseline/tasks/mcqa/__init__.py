@@ -9,6 +9,7 @@ from typing import Any
 from dataclasses import dataclass
 
 from ...errors import UserError
+from ...learning import MODELS
 from ...textio import stem
 from .. import hf
 from ..base import RetrievalSettings, Task, option
@@ -34,7 +35,7 @@ class MCQASettings(RetrievalSettings):
                                                  "model on them (repeatable)", metavar="FILE", file=True, many=True)
     normalise: str | None = option(None, "fused: normalisation of each retriever's option scores within a "
                                          "question: z-score or share of the total (default z)", choices=("z", "share"))
-    learner: str | None = option(None, "learned: the model (default logistic)", choices=("logistic", "lambdamart"))
+    learner: str | None = option(None, "learned: the model (default logistic)", choices=tuple(MODELS))
 
 
 class MCQA(Task[MCQASettings]):

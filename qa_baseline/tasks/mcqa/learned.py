@@ -30,7 +30,7 @@ from .evidence import PARTS, Evidence, choose, features, zscore
 from .formats import LABELS
 
 FOLDS = 5
-LEARNERS: dict[str, dict[str, Any]] = {"logistic": {"solver": "liblinear", "random_state": 0}, "lambdamart": {}}
+LEARNERS = learning.OPTIONS  # learning.MODELS kinds and their options here
 CROSS_ENCODER = "ms-marco-cross"
 PASSAGE_CHARS = 600  # of the best passage, for the cross-encoder (about 130 word pieces: 3-4x faster than 512)
 

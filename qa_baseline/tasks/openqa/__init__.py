@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...learning import MODELS
 from ..base import RetrievalSettings, Task, option
 from . import formats, pipeline
 
@@ -22,7 +23,7 @@ class AnswerSettings(RetrievalSettings):
                                  "training data; rule: always the rule", choices=("auto", "rule"))
     learner: str = option("logistic", "the learned scorer tried against the rule: logistic, lambdamart (LightGBM "
                                       "lambdarank) or best (the better of both on held-out folds, per fit)",
-                          choices=("logistic", "lambdamart", "best"))
+                          choices=(*MODELS, "best"))
     max_chars: int = option(4000, "characters of a passage that are parsed for candidates", cli=False)
     neural: str = option("none", "neural evidence for the answer candidates: cross (English: the ms-marco "
                                  "cross-encoder's score of each best candidate's sentence)", choices=("none", "cross"))
