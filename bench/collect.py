@@ -24,7 +24,8 @@ QUICK = {"organizer_speed": [], "datasearch_quality": [], "reliability": ["--onl
 HEAVY = {"unchanged": ["--out", "{tmp}/unchanged.json"], "dbqa_speed": [], "dense_encode": [], "faiss_search": [],
          "index_throughput": [], "ingest_memory": [], "ray_encode": [],
          "ray_encode ": ["--passages", "5114", "--shard-size", "8192", "--actors", "1,2", "--no-local"],
-         "kb_build": [], "scale": [], "reliability ": []}  # a trailing space: the same script, other arguments
+         "kb_build": [], "scale": [], "reliability ": [], "mcqa_fusion": [], "mcqa_fusion ": ["--task", "mcqa-zh"],
+         "qac_speed": []}  # a trailing space: the same script, other arguments
 
 
 def commit() -> str:

@@ -12,11 +12,15 @@ those lists complete (their processes ended), merges them and starts `java -Xsha
 which writes the archive to a temporary file and renames it into place; later runs map it
 (-XX:SharedArchiveFile). It lives in $QA_BASELINE_CACHE/jvm (default ~/.cache/qa_baseline),
 named by the fatjar and the Java runtime (another version makes another); a missing or unusable archive only
-means the classes load from the jars, as before. QA_BASELINE_JVM_CDS=off turns it off."""
+means the classes load from the jars, as before. A dump that fails leaves KEY.failed: no run lists or dumps
+for that runtime and jar again (delete the file to try once more). Class lists are named by host and process
+(a home shared by several machines: a process's liveness is only known on its own host, so a run merges only
+its host's lists). QA_BASELINE_JVM_CDS=off turns it off."""
 import glob
 import hashlib
 import importlib.util
 import os
+import socket
 import subprocess
 from collections.abc import Callable
 from typing import Any, cast
@@ -111,12 +115,15 @@ def merge_lists(lists: list[str], out: str) -> None:
 
 def make_archive(home: str, jar: str, classes: str, archive: str) -> None:
     """Start `java -Xshare:dump` in the background (in its own session: it outlives this process) to make
-    ARCHIVE from the class list CLASSES: written to a temporary file, renamed into place once whole; the list
-    is removed either way."""
+    ARCHIVE (KEY.jsa) from the class list CLASSES: written to a temporary file, renamed into place once whole,
+    or KEY.failed written when the dump fails; the list is removed either way."""
     tmp = f"{archive}.{os.getpid()}.tmp"
-    script = ('"$1" -Xshare:dump -Xlog:cds=off -Xlog:cds+map=off -XX:SharedClassListFile="$2" '
-              '-XX:SharedArchiveFile="$3" -cp "$4" && mv -f "$3" "$5"; rm -f "$2" "$3"')
-    subprocess.Popen(["sh", "-c", script, "sh", os.path.join(home, "bin", "java"), classes, tmp, jar, archive],
+    script = ('if "$1" -Xshare:dump -Xlog:cds=off -Xlog:cds+map=off -XX:SharedClassListFile="$2" '
+              '-XX:SharedArchiveFile="$3" -cp "$4"; then mv -f "$3" "$5"; else echo "java -Xshare:dump failed: '
+              'delete this file to try again" > "$6"; fi; rm -f "$2" "$3"')
+    failed = archive[:-len(".jsa")] + ".failed"
+    subprocess.Popen(["sh", "-c", script, "sh", os.path.join(home, "bin", "java"), classes, tmp, jar, archive,
+                      failed],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True)
 
@@ -132,16 +139,20 @@ def cds_options(home: str, jar: str) -> list[str]:
         archive = os.path.join(folder, key + ".jsa")
         if os.path.isfile(archive):
             return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+        if os.path.isfile(os.path.join(folder, key + ".failed")):
+            return []
         os.makedirs(folder, exist_ok=True)
-        lists = sorted(glob.glob(os.path.join(folder, f".{key}.*.classlist")), key=os.path.getmtime)
+        host = socket.gethostname().replace(".", "_").replace(os.sep, "_") or "host"
+        mine = f"{key}.{host}"  # the class lists of this host
+        lists = sorted(glob.glob(os.path.join(folder, f".{mine}.*.classlist")), key=os.path.getmtime)
         done = [f for f in lists if not _alive(int(f.rsplit(".", 2)[-2]))]
         claimed = claim(done[:LISTS]) if len(done) >= LISTS else []
         if claimed:
-            merged = os.path.join(folder, f".{key}.{os.getpid()}.merged")
+            merged = os.path.join(folder, f".{mine}.{os.getpid()}.merged")
             merge_lists(claimed, merged)
             make_archive(home, jar, merged, archive)
         elif len(lists) < LISTS:  # else running ones list enough
-            return [f"-XX:DumpLoadedClassList={os.path.join(folder, f'.{key}.{os.getpid()}.classlist')}"]
+            return [f"-XX:DumpLoadedClassList={os.path.join(folder, f'.{mine}.{os.getpid()}.classlist')}"]
     except (OSError, ValueError):  # no cache folder (read-only home...): the classes load from the jars
         pass
     return []

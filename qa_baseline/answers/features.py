@@ -40,10 +40,13 @@ Candidates contained in the question (or in the context of a follow-up question)
 (Japanese: characters) form a contiguous part of it; the options of a choice question are kept."""
 from __future__ import annotations
 
+import functools
 import math
 import re
+import sys
+from array import array
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..corpus.segment import strip_segment
@@ -69,6 +72,49 @@ _POINT_IN_TIME = (re.compile(r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:jan|feb|mar|apr|may
                              r"\d(?:st|nd|rd|th)?[- ]century", re.I), re.compile(r"\d"))
 
 
+_INDEX = {k: i for i, k in enumerate(FEATURES)}
+# metrics.normalize of mention texts, remembered: the passages of one question recur in others (~4 calls per
+# mention, 17 of 156 s of a qac-1 run at 20 passages); interned, so the candidates of all questions share
+# one copy of each string
+_normalize = functools.lru_cache(maxsize=1 << 17)(lambda text: sys.intern(normalize(text)))
+
+
+class Features(MutableMapping[str, float]):
+    """A candidate's FEATURES -> value, kept as one array of doubles: a run keeps every question's candidates
+    until its answer model is fitted (~1,000 per question at 20 passages), and a dict of FEATURES took about
+    four times the memory. The values are the same floats; features cannot be added or removed."""
+    __slots__ = ("row",)
+
+    def __init__(self, values: Mapping[str, float]) -> None:
+        self.row = array("d", [values[k] for k in FEATURES])
+
+    def __getitem__(self, key: str) -> float:
+        return self.row[_INDEX[key]]
+
+    def __setitem__(self, key: str, value: float) -> None:
+        self.row[_INDEX[key]] = value
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError(f"a candidate's features are FEATURES: {key!r} cannot be removed")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FEATURES)
+
+    def __len__(self) -> int:
+        return len(FEATURES)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+_LABEL_SETS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _one(labels: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple per distinct label set, shared by the candidates that have it."""
+    return _LABEL_SETS.setdefault(labels, labels)
+
+
 class Passage(NamedTuple):
     docid: str
     title: str
@@ -81,7 +127,7 @@ class Candidate(NamedTuple):
     key: str         # metrics.normalize(text)
     docid: str       # the passage that supports it best
     labels: tuple[str, ...]    # the labels of its mentions, sorted
-    features: dict[str, float]   # FEATURES -> value
+    features: MutableMapping[str, float]   # FEATURES -> value (Features)
     sentence: str = ""  # the sentence of its best mention (best match times passage weight)
 
 
@@ -93,36 +139,42 @@ def passage_weights(passages: Sequence[Passage]) -> list[float]:
     return [1.0 / (1 + r) for r in range(len(passages))]
 
 
-def _units(text: str, lang: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 17)  # candidate strings recur across questions
+def _units(text: str, lang: str) -> tuple[str, ...]:
     """Comparable units of a string: characters (Japanese, no spaces or punctuation) or lower-case words."""
-    norm = normalize(text)
+    norm = _normalize(text)
     if lang == "ja":
-        return [c for c in norm if c.isalnum()]
-    return _WORDS.findall(norm)
+        return tuple(c for c in norm if c.isalnum())
+    return tuple(_WORDS.findall(norm))
 
 
 def contained(key: str, question_units: Sequence[str], lang: str) -> bool:
-    """True when the candidate's units form a contiguous run of the question's (or it has none)."""
+    """True when the candidate's units form a contiguous run of the question's (or it has none): as strings,
+    the units joined (Japanese: characters, no separator; English: words, which hold no space, between
+    spaces) are a substring of the question's joined alike."""
     units = _units(key, lang)
     if not units:
         return True
-    n = len(units)
-    return any(question_units[i:i + n] == units for i in range(len(question_units) - n + 1))
+    sep = "" if lang == "ja" else " "
+    return f"{sep}{sep.join(units)}{sep}" in f"{sep}{sep.join(question_units)}{sep}"
 
 
 def is_option(key: str, options: Collection[Sequence[str]], lang: str) -> bool:
     """True when KEY (normalised) is one of OPTIONS (their unit lists) or ends one of them."""
+    if not options:
+        return False
     units = _units(key, lang)
     return bool(units) and any(o[len(o) - len(units):] == units for o in options)
 
 
-def _sentence_match(sentence, mention, qweights, total, window, sides):
-    """(overlap, closeness, window share, order) of a mention in its sentence; order: the weighted share of
-    the matched question words that stand on the same side of the mention as they stand of the wh-word in
-    the question (0.5 when the question has no wh-word or nothing matches)."""
+def _sentence_match(hits, mention, qweights, total, window, sides):
+    """(overlap, closeness, window share, order) of a mention in its sentence, HITS: (position, key) of the
+    sentence's words that are question words, in order; order: the weighted share of the matched question
+    words that stand on the same side of the mention as they stand of the wh-word in the question (0.5 when
+    the question has no wh-word or nothing matches)."""
     best, side = {}, {}
-    for i, key in enumerate(sentence.words):
-        if key in qweights and not mention.start <= i < mention.end:
+    for i, key in hits:
+        if not mention.start <= i < mention.end:
             d = mention.start - i if i < mention.start else i - mention.end + 1
             if d < best.get(key, d + 1):
                 best[key], side[key] = d, 1 if i < mention.start else -1
@@ -172,8 +224,8 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
         text, f = featurise(key, c, atype, lang, q_set, units)
         ps = c["passages"]
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2]))
-        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, tuple(sorted(c["labels"])), f,
-                                                         c["sentence"][1])))
+        labels = _one(tuple(sorted(c["labels"])))
+        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, labels, Features(f), c["sentence"][1])))
     return [c for *_, c in sorted(out, key=lambda x: x[:2])]
 
 
@@ -194,7 +246,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     weights = passage_weights(passages)
     total = sum(qkeys.values())
     q_units = _units(question, lang)
-    c_units = _units(context, lang) if context else []
+    c_units = _units(context, lang) if context else ()
     window = WINDOW[lang == "ja"]
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
@@ -203,9 +255,9 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
-            spans = [(m.start, m.end) for m in sentence.mentions]
-            for m in sentence.mentions:
-                key = normalize(m.text)
+            hits = [(i, k) for i, k in enumerate(sentence.words) if k in qkeys]  # the question's words in it
+            for m, inside in zip(sentence.mentions, sentence.inside):
+                key = _normalize(m.text)
                 if not key:
                     continue
                 if key not in acc:
@@ -215,13 +267,12 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 c = acc[key]
                 if c is False:
                     continue
-                overlap, closeness, near, order = _sentence_match(sentence, m, qkeys, total, window, sides)
+                overlap, closeness, near, order = _sentence_match(hits, m, qkeys, total, window, sides)
                 if near > 0 or overlap > 0:
                     c["order"] = max(c["order"], order * overlap)
                 if marker and (m.after if lang == "ja" else m.before) == marker:
                     c["marker"] = max(c["marker"], overlap)
                 c["window"] = max(c["window"], near)
-                inside = any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in spans)
                 c["inside"] = min(c["inside"], float(inside))
                 c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
                 c["forms"][m.text] += 1
@@ -250,7 +301,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
     labels = c["labels"]
     type_match = bool(labels & atype.labels)
     units = _units(text, lang)
-    unit_match = bool(atype.unit) and (atype.unit[:1] in normalize(text) if lang == "ja" else
+    unit_match = bool(atype.unit) and (atype.unit[:1] in _normalize(text) if lang == "ja" else
                                        any(u.startswith(atype.unit.rstrip("s")) for u in units) or
                                        any(a.startswith(atype.unit.rstrip("s")) for a in c["afters"] if a))
     return text, {

@@ -30,7 +30,7 @@ Answer decisions (`AnswerModel`), fitted on questions with gold answers:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -47,7 +47,7 @@ Group = tuple[list[Candidate], Gold]  # a question's candidates and gold
 Scored = list[tuple[Candidate, float]]  # (candidate, score), best first
 
 
-def rule_score(f: dict[str, float]) -> float:
+def rule_score(f: Mapping[str, float]) -> float:
     s = f["evidence"]
     if f["type_mismatch"]:
         s *= 0.15
@@ -83,7 +83,7 @@ class RuleScorer:
         return {"scorer": "rule"}
 
 
-def vector(f: dict[str, float]) -> list[float]:
+def vector(f: Mapping[str, float]) -> list[float]:
     return [f[k] for k in FEATURES] + [math.log(f["evidence"] + 1e-3), math.log(f["support"] + 1e-3),
                                        rule_score(f)]
 

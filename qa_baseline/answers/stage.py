@@ -16,7 +16,7 @@ from . import Extractor, answer_in_candidates, answer_in_passages
 from ..retrievers.base import Retriever
 from .features import Candidate, Passage
 from .passages import PassageStore
-from .scorers import AnswerModel, Gold, Scored
+from .scorers import AnswerModel, Gold, RuleScorer, Scored, ranked
 
 CHUNK = 64  # questions per retrieval call
 
@@ -25,13 +25,16 @@ class ExtractionStage:
     """Retrieve -> passage text -> answer candidates for lists of questions, timed (see the module docstring)."""
 
     def __init__(self, retriever: Retriever, corpus_cfg: dict[str, Any], lang: str, passages: int = 10,
-                 max_chars: int | None = None) -> None:
+                 max_chars: int | None = None, keep: int | None = None) -> None:
+        """KEEP: keep only each question's best KEEP candidates by the rule (Pruned), for runs that fit no
+        answer model (keep_for); None keeps them all."""
         if passages < 1:
             raise UserError(f"--passages must be at least 1, not {passages}")
         self.retriever, self.k = retriever, passages
         self.store = PassageStore(corpus_cfg)
         self.extractor = Extractor(lang, max_chars=max_chars, corpus=corpus_cfg)  # with the corpus's parse store
         self.seconds = {"retrieval": 0.0, "extraction": 0.0}
+        self.keep = keep
 
     def parses(self) -> dict[str, int]:
         """The passages parsed so far and those loaded from the corpus's parse store, for the run's observed."""
@@ -58,9 +61,12 @@ class ExtractionStage:
         started = time.time()
         self.extractor.parse([p for ps in passages for p in ps], progress=progress)
         contexts = contexts or [""] * len(questions)
-        out = [self.extractor.candidates(q, ps, c) for q, ps, c in
+        self.extractor.parser.ask([*questions, *contexts])
+        keep = (lambda cs: cs) if self.keep is None else (lambda cs: Pruned(cs, self.keep))  # question by question
+        out = [keep(self.extractor.candidates(q, ps, c)) for q, ps, c in
                tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
                     disable=None if progress else True)]
+        self.extractor.parser.ask(())
         self.seconds["extraction"] += time.time() - started
         return out
 
@@ -69,6 +75,27 @@ class ExtractionStage:
         """(passages, candidates) per question; QUERIES default to the questions."""
         passages = self.retrieve(queries or questions)
         return passages, self.candidates(questions, passages, contexts, progress, desc)
+
+
+class Pruned(list):  # type: ignore[type-arg]
+    """A question's best KEEP candidates by the rule, best first, with the keys of all of them (`all_keys`, for
+    the extraction ceiling): all that a run which fits no answer model uses of its candidates (the rule's
+    answers, answer lists and trace rank these the same: the rule scores each candidate on its own). At 20
+    passages a question has ~1,000 candidates (~0.6 KB each); a qac-1 run over 799 questions kept them all."""
+
+    def __init__(self, cands: Sequence[Candidate], keep: int) -> None:
+        super().__init__(c for c, _ in ranked(cands, RuleScorer())[:keep])
+        self.all_keys = frozenset(c.key for c in cands)
+
+
+def keep_for(train: str | None, folds: int | None, neural: str | None, answers: int) -> int | None:
+    """How many candidates per question a run keeps (ExtractionStage's KEEP): all (None) when it fits an answer
+    model (--train, --folds: every candidate is learned from or scored) or adds neural evidence (it changes
+    the rule's scores); else the most it answers (ANSWERS) or traces (TRACE_TOP), whichever is more."""
+    return None if train or folds or neural == "cross" else max(answers, TRACE_TOP)
+
+
+TRACE_TOP = 10  # candidates per question in a trace record
 
 
 def ceilings(passages: Sequence[Sequence[Passage]], cands: Sequence[Sequence[Candidate]],
@@ -153,7 +180,7 @@ def fit_models(cands: Sequence[list[Candidate]], train_groups: Sequence[tuple[li
 
 
 def trace_record(qid: str, question: str, query: str, passages: Sequence[Passage], scored: Scored,
-                 chosen: Sequence[Candidate], p_answer: float, top: int = 10) -> dict[str, Any]:
+                 chosen: Sequence[Candidate], p_answer: float, top: int = TRACE_TOP) -> dict[str, Any]:
     return {"id": qid, "question": question, "query": query, "p_answer": round(p_answer, 4),
             "answers": [c.text for c in chosen],
             "passages": [{"docid": p.docid, "title": p.title, "score": p.score} for p in passages],

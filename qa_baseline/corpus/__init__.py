@@ -37,6 +37,7 @@ def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
 
 
 def _read(cfg: dict[str, Any], problems: Problems, seen: UniqueIds) -> Iterator[Passage]:
+    segmenting = segment.segmented(cfg)
     for src in cfg["sources"]:
         mod = reader(src["reader"])
         prefix = src.get("id_prefix", "")
@@ -50,6 +51,11 @@ def _read(cfg: dict[str, Any], problems: Problems, seen: UniqueIds) -> Iterator[
                 if not seen.add(pid):
                     problems.report(*where, f"duplicate id {pid!r}")
                     continue
+            if segmenting and not seg and segment.strip_segment(pid) != pid:
+                problems.report(*where, f"id {pid!r} ends like a passage of a segmented source (DOCID#k), so it "
+                                        "would be taken for one (fix: rename the id, or segment this source "
+                                        "too)")
+                continue
             p["id"] = pid
             if seg:
                 yield from segment.segment(p, *seg)

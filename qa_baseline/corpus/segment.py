@@ -18,6 +18,7 @@ source of the corpus is segmented (an unsegmented corpus's ids are returned as t
 aggregates a ranked list of passages to documents by their best passage (MaxP), for whatever ranks documents."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -115,6 +116,7 @@ def _document(pid: str, on: bool) -> str:
     return strip_segment(pid) if on and pid else pid
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same passages' ids, question after question
 def strip_segment(pid: str) -> str:
     """PID without a segment suffix `#k` (a passage id's document where the corpus is segmented)."""
     return _SEGMENT_ID.sub("", pid)

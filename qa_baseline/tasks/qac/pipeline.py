@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from ...answers.answer_types import answer_type
 from ...answers.neural import add_cross, check as check_neural
 from ...answers.scorers import LEARNERS, RuleScorer, ranked
-from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, model_kind, trace_record
+from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
+    trace_record
 from ...corpus.segment import document_id
 from ...errors import NoGold, UserError
 from ..base import Prediction
@@ -77,7 +78,8 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
     golds = [data_gold[q.qid].answers if q.qid in data_gold else [] for q in questions]
     if settings.folds and not data_gold:
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
-    stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars)
+    stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
+                            keep_for(settings.train, settings.folds, settings.neural, max_list))
     passages, cands, queries, _ = _contexts(questions, stage)
     if settings.neural == "cross":
         add_cross([q.question for q in questions], cands)
