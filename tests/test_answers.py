@@ -52,6 +52,8 @@ def test_contained_in_question():
     assert contained("hale bopp", ["when", "was", "the", "hale", "bopp", "comet"], "en")
     assert not contained("bopp comet x", ["hale", "bopp", "comet"], "en")
     assert contained("本種", list("本種が指定された"), "ja")
+    assert not contained("ale bop", ["hale", "bopp"], "en")  # words, not characters
+    assert not contained("種本", list("本種が指定された"), "ja") and contained("", ["a"], "en")
 
 
 # --- candidates and features on hand-written passages -----------------------------------------------------------
@@ -95,6 +97,27 @@ def test_ceilings(en):
     cands = en.candidates("What is the name of Durst 's group ?", ps)
     assert answer_in_passages(ps, [["Limp Bizkit"]]) == 1.0 and answer_in_candidates(cands, [["limp bizkit"]]) == 1.0
     assert answer_in_passages(ps, [["Oakland"]]) == 0.0
+
+
+def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
+    """A run that fits no model keeps each question's best few candidates by the rule (answers/stage.Pruned):
+    the same answers, answer lists and ceilings as all the candidates, and only the best few kept."""
+    from qa_baseline.answers.stage import Pruned, keep_for
+    ps = _passages("answers-corpus-en.jsonl")
+    cands = en.candidates("Where was Fred Durst born?", ps)
+    pruned = Pruned(cands, 2)
+    assert len(cands) > 2 and len(pruned) == 2
+    model = scorers.AnswerModel(max_list=2)
+    for lists in (False, True):
+        full, fscored, fp = model.decide(cands, k=2, lists=lists)
+        kept, kscored, kp = model.decide(pruned, k=2, lists=lists)
+        assert kept == full and kscored == fscored[:2] and kp == fp
+    last = scorers.ranked(cands, scorers.RuleScorer())[-1][0]  # the rule's worst: not kept, still a candidate
+    assert last not in pruned and answer_in_candidates(pruned, [[last.text]]) == 1.0
+    assert answer_in_candidates(pruned, [["Oakland"]]) == answer_in_candidates(cands, [["Oakland"]]) == 0.0
+    assert keep_for(None, None, None, 5) == 10 and keep_for(None, None, None, 20) == 20
+    assert keep_for("t.tsv", None, None, 5) is None and keep_for(None, 5, None, 5) is None
+    assert keep_for(None, None, "cross", 5) is None
 
 
 def test_no_passage_no_candidate(en):
