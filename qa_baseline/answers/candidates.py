@@ -21,7 +21,7 @@ import json
 import re
 import zlib
 from sys import intern
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
@@ -361,10 +361,8 @@ class Parser:
         todo = [t for t in todo if t not in self.asked]
         parsed = {t: self._question(doc) for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=64))} if todo else {}
         self.asked.update(parsed)
-        if self.store is not None and parsed:
-            rows = [(t, json.dumps([sorted(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()]
-            if not self.store.put_questions(rows):
-                self.store = None
+        if parsed:
+            self._keep([], [(t, json.dumps([sorted(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()])
 
     def _question(self, doc: Any) -> tuple[set[str], dict[str, int], str]:
         keys = [word_key(t) for t in doc]
@@ -383,8 +381,7 @@ class Parser:
                     self.cache.touch(p.docid)  # type: ignore[attr-defined]  # a parse_store.Recent
             elif p.docid not in todo:
                 todo[p.docid] = p.text[:self.max_chars]
-        with tqdm(total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
-                  disable=None if progress else True) as bar:
+        with self._bar(len(todo), progress) as bar:
             if self.store is not None:
                 for docid, data in self.store.derived(todo):  # what today's rules derived before
                     self.cache[docid] = sentences_from_bytes(data)
@@ -397,13 +394,24 @@ class Parser:
                     derived.append((docid, todo.pop(docid), None, sentences_to_bytes(self.cache[docid])))
                     self.counts["loaded"] += 1
                     bar.update()
-                if derived and not self.store.put(derived):
-                    self.store = None
+                if derived:
+                    self._keep(derived)
                 bar.set_postfix_str(f"{self.counts['loaded']:,} from the parse store", refresh=False)
             for docid, sentences in self._parsed(todo):
                 self.cache[docid] = sentences
                 bar.update()
         return self.cache
+
+    def _bar(self, total: int, progress: bool) -> Any:
+        return tqdm(total=total, desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
+                    disable=None if progress else True)
+
+    def _keep(self, rows: list[tuple[str, str, bytes | None, bytes | None]],
+              questions: Sequence[tuple[str, str]] = ()) -> None:
+        """Write ROWS and QUESTIONS to the store (parse_store.ParseStore.put); when it refuses (it holds another
+        parser's parses now, or its disk is full) the run reads and writes it no more."""
+        if self.store is not None and not self.store.put(rows, questions):
+            self.store = None
 
     def _sentences(self, doc: Any) -> tuple[Sentence, ...]:
         """parse_doc(DOC), the Doc's noun chunks found once: spaCy finds them in the whole Doc each time they
@@ -424,8 +432,7 @@ class Parser:
         todo = {p.docid: p.text[:self.max_chars] for p in passages}
         held = self.store.held(todo) if self.store is not None else set()
         todo = {d: t for d, t in todo.items() if d not in held}
-        with tqdm(total=len(todo), desc=f"parsing passages ({self.lang})", unit=" passages", mininterval=1.0,
-                  disable=None if progress else True) as bar:
+        with self._bar(len(todo), progress) as bar:
             for _ in self._parsed(todo):
                 bar.update()
         return len(todo)
@@ -449,8 +456,7 @@ class Parser:
                     yield docid, sentences
                 batch = []
                 if len(pending) >= self.WRITE or text is None and pending:
-                    if not self.store.put(pending):  # type: ignore[union-attr]  # pending only with a store
-                        self.store = None  # refused: the store now holds another parser's parses; read none
+                    self._keep(pending)
                     pending = []
             if text is not None:
                 batch.append(text)

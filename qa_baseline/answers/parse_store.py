@@ -40,6 +40,7 @@ QA_BASELINE_PARSES: `off` runs without a store (every passage parsed, as before 
 the stores there instead of the index folders (as INDEXES/CORPUS/... under it)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -72,6 +73,8 @@ CREATE = {"meta": "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
                      "data BLOB NOT NULL, PRIMARY KEY(id, text, rules))",
           "questions": "CREATE TABLE questions(text TEXT NOT NULL, rules TEXT NOT NULL, data TEXT NOT NULL, "
                        "PRIMARY KEY(text, rules))"}
+RULED = ("derived", "questions")  # the tables whose rows are of one version of the mention rules
+DATA = ("parses", *RULED)  # every table of parses (meta aside)
 _PARSER_DISTS = {"ja": ("ginza", "SudachiPy", "SudachiDict-core")}
 
 
@@ -277,13 +280,8 @@ class ParseStore:
         db.execute("PRAGMA journal_mode=WAL")  # a file that is not SQLite fails here
         db.execute("PRAGMA synchronous=NORMAL")
         if self._tables(db) != SCHEMA or self._stored(db) != self.identity or self._stale(db):
-            db.execute("BEGIN IMMEDIATE")  # one process makes or empties it; the others see its work after
-            try:
+            with _transaction(db):  # one process makes or empties it; the others see its work after
                 self._setup(db)
-                db.execute("COMMIT")
-            except BaseException:
-                _rollback(db)
-                raise
         return db
 
     @staticmethod
@@ -294,7 +292,7 @@ class ParseStore:
     def _stale(self, db: sqlite3.Connection) -> bool:
         """Does the store hold derived rows of other mention rules?"""
         return any(db.execute(f"SELECT 1 FROM {table} WHERE rules != ? LIMIT 1", (self.rules,)).fetchone()
-                   for table in ("derived", "questions"))
+                   for table in RULED)
 
     @staticmethod
     def _stored(db: sqlite3.Connection) -> str | None:
@@ -313,55 +311,53 @@ class ParseStore:
         for name, statement in CREATE.items():
             if name not in tables:  # a new file, or a store made before `derived` (kept: its parses are good)
                 db.execute(statement)
-        db.execute("DELETE FROM derived WHERE rules != ?", (self.rules,))
-        db.execute("DELETE FROM questions WHERE rules != ?", (self.rules,))
+        for table in RULED:
+            db.execute(f"DELETE FROM {table} WHERE rules != ?", (self.rules,))
         stored = self._stored(db)
         if stored != self.identity:
             if stored is not None:
                 print(f"{self.path}: made by another parser or for another corpus version: emptied, to be filled "
                       "again", file=sys.stderr)
-            db.execute("DELETE FROM parses")
-            db.execute("DELETE FROM derived")
-            db.execute("DELETE FROM questions")
+            for table in DATA:
+                db.execute(f"DELETE FROM {table}")
             db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('identity', ?)", (self.identity,))
 
+    def _chunks(self, query: str, keys: Sequence[str], *params: Any) -> Iterator[list[Any]]:
+        """The rows of QUERY for KEYS, CHUNK keys at a time (the `{marks}` of QUERY: their placeholders; PARAMS
+        come before them), a list per chunk."""
+        for start in range(0, len(keys), CHUNK):
+            chunk = keys[start:start + CHUNK]
+            yield self._guard(lambda: self.db.execute(query.format(marks=",".join("?" * len(chunk))),
+                                                      [*params, *chunk]).fetchall())
+
     def get(self, texts: Mapping[str, str]) -> Iterator[tuple[str, bytes]]:
-        """(id, blob) of each passage of TEXTS ({id: text parsed}) that the store holds for that text, in
-        chunks of CHUNK ids."""
-        ids = list(texts)
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
-            rows = self._guard(lambda: self.db.execute(
-                f"SELECT id, text, doc FROM parses WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+        """(id, blob) of each passage of TEXTS ({id: text parsed}) that the store holds for that text."""
+        for rows in self._chunks("SELECT id, text, doc FROM parses WHERE id IN ({marks})", list(texts)):
             yield from [(docid, blob) for docid, key, blob in rows if key == text_key(texts[docid])]
 
     def derived(self, texts: Mapping[str, str]) -> Iterator[tuple[str, bytes]]:
         """(id, data) of each passage of TEXTS whose derived sentences the store holds under its rules."""
-        ids = list(texts)
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
-            rows = self._guard(lambda: self.db.execute(
-                f"SELECT id, text, data FROM derived WHERE rules = ? AND id IN ({','.join('?' * len(chunk))})",
-                [self.rules, *chunk]).fetchall())
+        for rows in self._chunks("SELECT id, text, data FROM derived WHERE rules = ? AND id IN ({marks})",
+                                 list(texts), self.rules):
             yield from [(docid, data) for docid, key, data in rows if key == text_key(texts[docid])]
 
     def questions(self, texts: Sequence[str]) -> Iterator[tuple[str, str]]:
         """(text, data) of each question of TEXTS whose parse the store holds under its rules."""
-        for start in range(0, len(texts), CHUNK):
-            chunk = list(texts[start:start + CHUNK])
-            yield from self._guard(lambda: self.db.execute(
-                f"SELECT text, data FROM questions WHERE rules = ? AND text IN ({','.join('?' * len(chunk))})",
-                [self.rules, *chunk]).fetchall())
+        for rows in self._chunks("SELECT text, data FROM questions WHERE rules = ? AND text IN ({marks})",
+                                 texts, self.rules):
+            yield from rows
 
-    def put_questions(self, rows: Sequence[tuple[str, str]]) -> bool:
-        """Add the question parses ROWS (text, data) in one transaction; False as put's."""
-        return self.put([], [(t, self.rules, d) for t, d in rows])
+    def held(self, texts: Mapping[str, str]) -> set[str]:
+        """The ids of TEXTS ({id: text parsed}) whose parse the store holds (their parses not read)."""
+        return {docid for rows in self._chunks("SELECT id, text FROM parses WHERE id IN ({marks})", list(texts))
+                for docid, key in rows if key == text_key(texts[docid])}
 
     def put(self, rows: Iterable[tuple[str, str, bytes | None, bytes | None]],
-            questions: Sequence[tuple[str, str, str]] = ()) -> bool:
-        """Add ROWS (id, text parsed, Doc blob or None, derived data or None) in one transaction; False (nothing
-        written) when the store now has another identity (a run of another parser version emptied it
-        meanwhile) or its disk is full (a warning: the run goes on, keeping no more parses)."""
+            questions: Sequence[tuple[str, str]] = ()) -> bool:
+        """Add ROWS (id, text parsed, Doc blob or None, derived data or None) and QUESTIONS (text, parse data) in
+        one transaction; False (nothing written) when the store now has another identity (a run of another
+        parser version emptied it meanwhile) or its disk is full (a warning: the run goes on, keeping no more
+        parses)."""
         try:
             return bool(self._guard(self._put, [(i, text_key(t), b, d) for i, t, b, d in rows], questions))
         except DiskFull as e:
@@ -370,48 +366,41 @@ class ParseStore:
 
     def empty(self) -> None:
         """Delete every parse, in one transaction (the identity stays)."""
-        self._guard(self._write, "DELETE FROM parses", "DELETE FROM derived", "DELETE FROM questions")
+        self._guard(self._empty)
 
-    def _write(self, *statements: str) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in statements:
-                self.db.execute(statement)
-            self.db.execute("COMMIT")
-        except BaseException:
-            _rollback(self.db)
-            raise
+    def _empty(self) -> None:
+        with _transaction(self.db):
+            for table in DATA:
+                self.db.execute(f"DELETE FROM {table}")
 
     def _put(self, rows: list[tuple[str, str, bytes | None, bytes | None]],
-             questions: Sequence[tuple[str, str, str]]) -> bool:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+             questions: Sequence[tuple[str, str]]) -> bool:
+        with _transaction(self.db):
             if self._stored(self.db) != self.identity:
-                _rollback(self.db)
-                return False
+                return False  # nothing written
             self.db.executemany("INSERT OR IGNORE INTO parses(id, text, doc) VALUES (?, ?, ?)",
                                 [(i, t, b) for i, t, b, _ in rows if b is not None])
             self.db.executemany("INSERT OR IGNORE INTO derived(id, text, rules, data) VALUES (?, ?, ?, ?)",
                                 [(i, t, self.rules, d) for i, t, _, d in rows if d is not None])
-            self.db.executemany("INSERT OR IGNORE INTO questions(text, rules, data) VALUES (?, ?, ?)", questions)
-            self.db.execute("COMMIT")
+            self.db.executemany("INSERT OR IGNORE INTO questions(text, rules, data) VALUES (?, ?, ?)",
+                                [(t, self.rules, d) for t, d in questions])
             return True
-        except BaseException:
-            _rollback(self.db)
-            raise
-
-    def held(self, texts: Mapping[str, str]) -> set[str]:
-        """The ids of TEXTS ({id: text parsed}) whose parse the store holds (their parses not read)."""
-        ids, out = list(texts), set[str]()
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
-            rows = self._guard(lambda: self.db.execute(
-                f"SELECT id, text FROM parses WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
-            out.update(docid for docid, key in rows if key == text_key(texts[docid]))
-        return out
 
     def close(self) -> None:
         self.db.close()
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (BEGIN IMMEDIATE: writers take turns), committed at the end of the block, rolled
+    back when it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        _rollback(db)
+        raise
 
 
 def _rollback(db: sqlite3.Connection) -> None:
