@@ -1,7 +1,11 @@
 """Process settings that every engine of a run reads (encoders, faiss, the run's row), from the environment:
 QA_BASELINE_THREADS (threads of encoders and faiss; default: the machine's cores) and QA_BASELINE_DEVICE
-(where encoders run: cpu, cuda, cuda:N; default cpu). Ray's encoding actors get theirs through `environment`."""
+(where encoders run: cpu, cuda, cuda:N; default cpu). Ray's encoding actors get theirs through `environment`;
+and `fewer_collections`, the garbage collector's pace for steps that build millions of small objects."""
+import gc
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 THREADS, DEVICE = "QA_BASELINE_THREADS", "QA_BASELINE_DEVICE"
 
@@ -19,3 +23,21 @@ def device() -> str:
 def environment(device: str, threads: int) -> dict[str, str]:
     """The environment variables that give a child process (a Ray actor) DEVICE and THREADS."""
     return {DEVICE: device, THREADS: str(threads)}
+
+
+COLLECT_EVERY = (50_000, 50, 100)  # gc thresholds in fewer_collections (Python's default: 700, 10, 10)
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Run the block with the cyclic garbage collector started 70 times less often (COLLECT_EVERY), then
+    restore its thresholds. Candidate extraction makes ~1,000 feature dicts per question and keeps what it
+    finds: with the default thresholds the collections that walk the objects kept so far took half of a
+    qac-1 run at 20 passages with a filled parse store (30 s against 16 s, the same peak RSS: these objects
+    hold no cycles, so collecting later frees nothing later)."""
+    before = gc.get_threshold()
+    gc.set_threshold(*COLLECT_EVERY)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)

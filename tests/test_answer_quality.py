@@ -1,8 +1,13 @@
 """Answer quality parts of qa_baseline/answers: fine answer types, the candidate recall report, the
 redundancy and fine-type features, the learned scorers (logistic and LambdaMART) and neural evidence checks."""
 import math
+import os
+import subprocess
+import sys
 
 import pytest
+
+from conftest import FIXTURES
 
 from qa_baseline.answers import neural, scorers
 from qa_baseline.answers.answer_types import answer_type
@@ -102,3 +107,24 @@ def test_neural_cross_is_english_only():
     neural.check("none", "ja")
     with pytest.raises(UserError, match="English only"):
         neural.check("cross", "ja")
+
+
+_FEATURES_OF_A_RUN = """
+import json, os, sys
+from qa_baseline.answers import Extractor, Passage
+rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+passages = [Passage(r["id"], r["title"], r["contents"], 10.0 - i) for i, r in enumerate(rows)]
+for c in Extractor(sys.argv[2]).candidates(sys.argv[3], passages):
+    print(c.key, *(v.hex() for v in c.features.values()))
+"""
+
+
+def test_features_are_the_same_in_every_process():
+    """Every feature to the last bit, whatever a process's string hashing (PYTHONHASHSEED): the question's
+    words and a sentence's words are summed in a fixed order, not a set's (these seeds differed before)."""
+    question = "What river flows through the city where Fred Durst was born in 1970?"
+    corpus = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
+    runs = {subprocess.run([sys.executable, "-c", _FEATURES_OF_A_RUN, corpus, "en", question],
+                           env={**os.environ, "PYTHONHASHSEED": seed, "QA_BASELINE_PARSES": "off"},
+                           capture_output=True, text=True, check=True).stdout for seed in ("1", "2", "3", "4")}
+    assert len(runs) == 1 and next(iter(runs)).count("\n") > 5

@@ -286,4 +286,21 @@ def test_a_run_with_everything_in_the_store_never_loads_the_model(stores, monkey
     db = sqlite3.connect(_store_file(cfg, "ja_ginza"))
     ((text, data),) = db.execute("SELECT text, data FROM questions").fetchall()
     keys, sides, marker = json.loads(data)
-    assert text == JA_QUESTION and (set(keys), sides, marker) == parsed
+    assert text == JA_QUESTION and (tuple(keys), sides, marker) == parsed == again.parser.question(JA_QUESTION)
+
+
+def test_the_rules_version_follows_the_code_not_its_docstrings(tmp_path):
+    """Editing a docstring, a comment or the layout of the mention rules keeps the derived sentences; a change
+    of code derives them again."""
+    from qa_baseline.answers.candidates import code_checksum
+    code = '"""Rules."""\n\n\ndef rule(x):\n    """Doubled."""\n    return x * 2  # twice\n'
+    variants = {"same": code, "docstrings": '"""Other words."""\ndef rule(x):\n    """Also doubled."""\n    return x*2\n',
+                "comment": code.replace("# twice", "# two times"),
+                "code": code.replace("x * 2", "x * 3"), "string": code.replace("return x * 2", "return 'x'")}
+    sums = {}
+    for name, text in variants.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text, encoding="utf-8")
+        sums[name] = code_checksum(str(path))
+    assert sums["same"] == sums["docstrings"] == sums["comment"]
+    assert len({sums["same"], sums["code"], sums["string"]}) == 3

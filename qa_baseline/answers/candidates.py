@@ -14,6 +14,7 @@ Words are the keys the closeness of a mention to the question's words is measure
 lemma of each content word ("" for stop words and punctuation)."""
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import hashlib
@@ -267,12 +268,25 @@ def inside(mentions: tuple[Mention, ...]) -> tuple[bool, ...]:
 
 @functools.cache
 def rules_version() -> str:
-    """A checksum of the mention rules' source (this module and numbers.py): the version under which the parse
-    store keeps derived sentences (parse_store's `derived`)."""
+    """The version under which the parse store keeps derived sentences (parse_store's `derived`): the
+    code_checksum of the mention rules (this module and numbers.py)."""
+    return code_checksum(__file__, numbers.__file__)
+
+
+def code_checksum(*paths: str) -> str:
+    """A checksum of the code of the Python files PATHS: of their syntax trees without docstrings, so that
+    editing a comment, a docstring or the layout keeps what the store derived under it (re-deriving every
+    passage of ja-qac takes ~30 s)."""
     digest = hashlib.sha256()
-    for path in (__file__, numbers.__file__):
+    for path in paths:
         with open(path, "rb") as f:
-            digest.update(f.read())
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                    isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                node.body = body[1:]  # type: ignore[attr-defined]
+        digest.update(ast.dump(tree).encode("utf-8"))
     return digest.hexdigest()[:16]
 
 
@@ -333,7 +347,7 @@ class Parser:
         self.store = parse_store.open_store(corpus, name, lang, lambda: self.nlp, rules_version()) if corpus else None
         self.cache: dict[str, tuple[Sentence, ...]] = parse_store.Recent(self.CACHED) if self.store else {}
         self.counts = {"parsed": 0, "loaded": 0}  # passages parsed, and loaded from the store
-        self.asked: dict[str, tuple[set[str], dict[str, int], str]] = {}  # questions parsed ahead (ask)
+        self.asked: dict[str, tuple[tuple[str, ...], dict[str, int], str]] = {}  # questions parsed ahead (ask)
 
     @property
     def nlp(self) -> Any:
@@ -341,8 +355,9 @@ class Parser:
         store never loads it (GiNZA takes ~550 MB and seconds to load)."""
         return spacy_models.load(self.lang, self.model)
 
-    def question(self, text: str) -> tuple[set[str], dict[str, int], str]:
-        """The question's content-word keys (a set) and the side of the wh-word each is on: {key: +1 before
+    def question(self, text: str) -> tuple[tuple[str, ...], dict[str, int], str]:
+        """The question's content-word keys (distinct, sorted: the order their weights are summed in, the same
+        in every process and for parses from the store) and the side of the wh-word each is on: {key: +1 before
         it, -1 after it} (empty when the question has no wh-word)."""
         if text in self.asked:
             return self.asked[text]
@@ -357,19 +372,19 @@ class Parser:
         if self.store is not None and todo:
             for text, data in self.store.questions(todo):
                 keys, sides, marker = json.loads(data)
-                self.asked[text] = (set(keys), sides, marker)
+                self.asked[text] = (tuple(keys), sides, marker)
         todo = [t for t in todo if t not in self.asked]
         parsed = {t: self._question(doc) for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=64))} if todo else {}
         self.asked.update(parsed)
         if parsed:
-            self._keep([], [(t, json.dumps([sorted(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()])
+            self._keep([], [(t, json.dumps([list(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()])
 
-    def _question(self, doc: Any) -> tuple[set[str], dict[str, int], str]:
+    def _question(self, doc: Any) -> tuple[tuple[str, ...], dict[str, int], str]:
         keys = [word_key(t) for t in doc]
         wh = next((t.i for t in doc if t.lower_ in WH_WORDS or t.text[:1] in WH_PREFIXES.get(self.lang, "")),
                   None)
         sides = {} if wh is None else {k: 1 if i < wh else -1 for i, k in enumerate(keys) if k}
-        return {k for k in keys if k}, sides, _case_marker(doc, wh, self.lang)
+        return tuple(sorted({k for k in keys if k})), sides, _case_marker(doc, wh, self.lang)
 
     def parse(self, passages: Iterable[Any], progress: bool = False) -> dict[str, tuple[Sentence, ...]]:
         """Parse (or load from the store) the passages not in the cache (PASSAGES: objects with docid and text);

@@ -12,6 +12,7 @@ from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ..errors import UserError
 from ..learning import folds, split
+from ..process import fewer_collections
 from . import Extractor, answer_in_candidates, answer_in_passages
 from ..retrievers.base import Retriever
 from .features import Candidate, Passage
@@ -63,9 +64,10 @@ class ExtractionStage:
         contexts = contexts or [""] * len(questions)
         self.extractor.parser.ask([*questions, *contexts])
         keep = (lambda cs: cs) if self.keep is None else (lambda cs: Pruned(cs, self.keep))  # question by question
-        out = [keep(self.extractor.candidates(q, ps, c)) for q, ps, c in
-               tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
-                    disable=None if progress else True)]
+        with fewer_collections():
+            out = [keep(self.extractor.candidates(q, ps, c)) for q, ps, c in
+                   tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
+                        disable=None if progress else True)]
         self.extractor.parser.ask(())
         self.seconds["extraction"] += time.time() - started
         return out
