@@ -69,7 +69,11 @@ def test_normalisers_ranks_and_fusion_by_hand():
     assert fusion.fuse(bm25, dense, 0.25, "z") == pytest.approx(list(0.75 * zb + 0.25 * zd))
     assert fusion.fuse(bm25, dense, 0.6, "share") == pytest.approx(
         list(0.4 * np.array(bm25) / 20 + 0.6 * np.array(dense) / 1.6))
-    with pytest.raises(UserError, match="--normalise must be one of z, share"):
+    assert evidence.rank_points([0.5, 2.0, 2.0, 1.0]) == [0.0, 3.0, 2.0, 1.0]  # 4 - rank, a tie as ranks
+    # rank: BM25 gives A 3 points, C 2, D 1, B 0 (C before D: a tie goes to the earlier); dense B 3, C 2, D 1, A 0
+    assert fusion.fuse(bm25, dense, 0.5, "rank") == [1.5, 1.5, 2.0, 1.0]
+    assert fusion.fuse(bm25, dense, 0.2, "rank") == pytest.approx([2.4, 0.6, 2.0, 1.0])
+    with pytest.raises(UserError, match="--normalise must be one of z, share, rank"):
         fusion.fuse(bm25, dense, 0.5, "minmax")
 
 
@@ -82,7 +86,9 @@ def ev(qid, gold, bm25, dense):
 def test_fitted_weight_is_the_best_accuracy_nearest_one_half():
     # q1: BM25 right, dense wrong; q2: dense right, BM25 wrong but close; both right for 0.16 < w < 0.5
     evs = [ev("1", "A", [3, 1, 1, 1], [0.3, 0.4, 0.3, 0.3]), ev("2", "B", [2, 1.8, 1, 1], [0.1, 0.9, 0.1, 0.1])]
-    w, curve = fusion.fit_weight(evs, 3, "z")
+    name, w, curves = fusion.fit(evs, 3, "z")
+    curve = curves["z"]
+    assert name == "z" and set(curves) == {"z"}
     expected = {}
     for weight in fusion.WEIGHTS:  # independently: numpy z-scores, argmax (the first of equals)
         right = 0
@@ -123,10 +129,12 @@ def test_fused_run_scores_each_option_as_the_rule_says(both_cfg, tmp_path):
 def test_fused_fits_its_weight_on_repeated_train_files(both_cfg, tmp_path, capsys):
     train = copies(tmp_path)
     row, _, answers = run(tmp_path, "fit", "--scorer", "fused", "--train", train, "--train", SAMPLE)
-    curve = row["observed"]["train_accuracy"]
-    best = max(curve.values())
-    fitted = min((float(w) for w, a in curve.items() if a == best), key=lambda w: (abs(w - 0.5), w))
-    assert row["settings"]["weight"] == fitted and len(curve) == 21 and best == 1.0
+    curves = row["observed"]["train_accuracy"]  # every normalisation (none was given), every weight
+    best = max(a for curve in curves.values() for a in curve.values())
+    name = next(n for n in ("z", "share", "rank") if best in curves[n].values())  # ties: the first of these
+    fitted = min((float(w) for w, a in curves[name].items() if a == best), key=lambda w: (abs(w - 0.5), w))
+    assert (row["settings"]["normalise"], row["settings"]["weight"]) == (name, fitted) and best == 1.0
+    assert set(curves) == {"z", "share", "rank"} and all(len(c) == 21 for c in curves.values())
     assert [t["file"] for t in row["settings"]["train"]] == ["train.csv", "mcqa-sample.csv"]
     assert row["observed"]["fitted_on"] == ["train.csv", "mcqa-sample.csv"]
     assert "give --weight or --train (to fit the weight), not both" in \
@@ -226,13 +234,25 @@ def test_chinese_fused_and_learned_runs_without_a_cross_encoder(index_root, tmp_
         assert len(trace) == 10 and all(len(t["options"]) == 4 for t in trace)
         if scorer == "learned":
             assert set(trace[0]["options"][0]["features"]) == set(learned.names("zh"))  # no cross
-    assert rows["fused"]["settings"]["weight"] == fusion.UNFITTED and rows["fused"]["settings"]["encoder"] == \
-        "e5-small"
+    assert (rows["fused"]["settings"]["normalise"], rows["fused"]["settings"]["weight"]) == fusion.UNFITTED and \
+        rows["fused"]["settings"]["encoder"] == "e5-small"
     assert rows["learned"]["settings"]["learner"] == "lambdamart" and rows["learned"]["observed"]["learned"][
         "train_questions"] == 10
 
 
-def test_default_weight_is_the_one_fitted_on_the_corpus():
-    assert fusion.default_weight({"name": "vital-en", "lang": "en"}) == 0.55
-    assert fusion.default_weight({"name": "shared-en", "lang": "en"}) == 0.5
-    assert fusion.default_weight({"name": "my-corpus", "lang": "en"}) == fusion.UNFITTED == 0.5
+def test_default_normalisation_and_weight_are_the_ones_fitted_on_the_corpus():
+    assert fusion.default({"name": "shared-en", "lang": "en"}) == ("rank", 0.5)
+    assert fusion.default({"name": "vital-en", "lang": "en"}) == ("share", 0.65)
+    assert fusion.default({"name": "my-corpus", "lang": "en"}) == fusion.UNFITTED == ("z", 0.5)
+
+
+def test_fit_tries_every_normalisation_and_keeps_the_most_accurate():
+    """Two questions that z-scores answer wrongly at every weight up to 0.5 and ranks rightly at 0.5: BM25 is
+    far surer of a wrong A than of the answer, its second; dense ranks the answer first and A third, by a little.
+    With z-scores BM25's spread outweighs dense; with ranks the answer's 3 + 2 points beat A's 3 + 1."""
+    evs = [ev("1", "B", [9, 1.1, 1, 1], [0.30, 0.32, 0.31, 0.0]), ev("2", "C", [9, 1, 1.1, 1], [0.30, 0.31, 0.32, 0.0])]
+    name, w, curves = fusion.fit(evs, 3)
+    assert all(curves["z"][w] == 0.0 for w in fusion.WEIGHTS if w <= 0.5) and curves["rank"][0.5] == 1.0
+    best = max(a for c in curves.values() for a in c.values())
+    assert best == 1.0 and name == next(n for n in ("z", "share", "rank") if best in curves[n].values())
+    assert curves[name][w] == 1.0 and fusion.fit(evs, 3, "rank")[:2] == ("rank", 0.5)

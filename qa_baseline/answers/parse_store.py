@@ -18,7 +18,7 @@ rules never needs a re-parse.
                               max_chars: a row is never read for another text), the compressed Doc
     derived(id, text, rules, data)  what the mention rules derived from that Doc (candidates.parse_doc: the
                               sentences, their word keys and mentions) as compressed JSON, under the rules'
-                              version (candidates.rules_version: a checksum of their source): loading it takes
+                              version (candidates.rules_version: a checksum of their code): loading it takes
                               0.09 ms a ja-qac passage, loading the Doc and deriving again 3.5 ms; rows of
                               other rules are deleted when a store is opened (changed rules derive again from
                               the Docs, never re-parse)

@@ -27,14 +27,16 @@ class MCQASettings(RetrievalSettings):
                                       "fused (BM25 and dense option scores normalised within the question, weighted) "
                                       "or learned (a model over option features, fitted on --train)",
                                 choices=("rule", "fused", "learned"))
-    # None: not given (fused then takes fusion.default_weight; the hybrid retriever, which is not passed a None, its 0.5)
+    # None: not given (fused then takes fusion.default; the hybrid retriever, which is not passed a None, its 0.5)
     weight: float | None = option(  # type: ignore[assignment]
-        None, "fused: weight of the dense score, 0-1 (default: fitted on the corpus, vital-en 0.55, shared-en 0.5; else 0.5); hybrid weighted: weight of "
-        "the dense score (default 0.5)")
-    train: tuple[str, ...] | None = option(None, "fused: fit --weight on this file's questions; learned: fit the "
-                                                 "model on them (repeatable)", metavar="FILE", file=True, many=True)
+        None, "fused: weight of the dense score, 0-1 (default: fitted on the corpus, shared-en 0.5, vital-en 0.65; "
+        "else 0.5); hybrid weighted: weight of the dense score (default 0.5)")
+    train: tuple[str, ...] | None = option(None, "fused: fit --weight and --normalise on this file's questions; "
+                                                 "learned: fit the model on them (repeatable)", metavar="FILE",
+                                           file=True, many=True)
     normalise: str | None = option(None, "fused: normalisation of each retriever's option scores within a "
-                                         "question: z-score or share of the total (default z)", choices=("z", "share"))
+                                         "question: z-score, share of the total or rank (default: fitted on the "
+                                         "corpus, shared-en rank, vital-en share; else z)", choices=("z", "share", "rank"))
     learner: str | None = option(None, "learned: the model (default logistic)", choices=tuple(MODELS))
 
 

@@ -1,7 +1,7 @@
 """The evidence of each option of a question, as the scorers beyond the published rule see it (fusion.py,
 learned.py): the hits of its query (question + " " + option) under BM25 and under the dense retriever, and the
 per-retriever features of an option: its option score (the published mean of the top n hits, 0 without hits),
-that score normalised across the question's options (`zscore`, `share`), its top-1 and top-3 hit scores and its
+that score normalised across the question's options (`zscore`, `share`, `rank_points`), its top-1 and top-3 hit scores and its
 rank among the question's options. `Both` opens the two retrievers of one corpus as one retriever for the run
 row (its params and manifests are the two parts')."""
 from __future__ import annotations
@@ -84,9 +84,6 @@ def share(scores: Sequence[float]) -> list[float]:
     return [s / total if total > 0 else 1.0 / len(scores) for s in clipped]
 
 
-NORMALISERS: dict[str, Callable[[Sequence[float]], list[float]]] = {"z": zscore, "share": share}
-
-
 def ranks(scores: Sequence[float]) -> list[int]:
     """Each option's rank among the question's options (1 = best; ties go to the earlier, as `choose`)."""
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
@@ -94,6 +91,18 @@ def ranks(scores: Sequence[float]) -> list[int]:
     for r, i in enumerate(order, 1):
         out[i] = r
     return out
+
+
+def rank_points(scores: Sequence[float]) -> list[float]:
+    """Each option's points by its rank among the question's options, as a vote (Borda): options - rank (3 for
+    the best of four, 0 for the worst; equal scores rank in option order, as `ranks`). Scale-free: a retriever
+    whose scores spread widely gets no more say than one whose scores are close; fused points that tie go to
+    the earlier option, as every choice here (`choose`)."""
+    return [float(len(scores) - r) for r in ranks(scores)]
+
+
+NORMALISERS: dict[str, Callable[[Sequence[float]], list[float]]] = {"z": zscore, "share": share,
+                                                                      "rank": rank_points}
 
 
 def nth(hits: Sequence[Hit], i: int) -> float:

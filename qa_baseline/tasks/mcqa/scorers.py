@@ -59,8 +59,8 @@ def read_train(paths: Sequence[str]) -> list[Question]:
 def predict_beyond(questions: Sequence[Question], components: Mapping[str, Any], settings: MCQASettings
                    ) -> Prediction:
     """The Prediction of --scorer fused or learned."""
-    normalise = settings.normalise or "z"
-    fusion.normaliser(normalise)  # checked before any search
+    if settings.normalise:
+        fusion.normaliser(settings.normalise)  # checked before any search
     trains = train_files(settings)
     if settings.scorer == "fused" and trains and settings.weight is not None:
         raise UserError("--scorer fused: give --weight or --train (to fit the weight), not both")
@@ -72,7 +72,7 @@ def predict_beyond(questions: Sequence[Question], components: Mapping[str, Any],
     with stage("train_search"):
         train = gather(read_train(trains), parts, settings.n, desc="training questions") if trains else []
     if settings.scorer == "fused":
-        prediction = _fused(evidence, train, components, settings, normalise)
+        prediction = _fused(evidence, train, components, settings)
     else:
         prediction = _learned(evidence, train, components, settings, stage)
     if trains:
@@ -82,13 +82,16 @@ def predict_beyond(questions: Sequence[Question], components: Mapping[str, Any],
 
 
 def _fused(evidence: Sequence[Evidence], train: Sequence[Evidence], components: Mapping[str, Any],
-           settings: MCQASettings, normalise: str) -> Prediction:
+           settings: MCQASettings) -> Prediction:
     n, observed, title = settings.n, {}, components["retriever"].title
     if train:
-        weight, curve = fusion.fit_weight(train, n, normalise)
-        observed["train_accuracy"] = {f"{w:.2f}": round(a, 6) for w, a in curve.items()}
+        normalise, weight, curves = fusion.fit(train, n, settings.normalise)
+        observed["train_accuracy"] = {name: {f"{w:.2f}": round(a, 6) for w, a in curve.items()}
+                                      for name, curve in curves.items()}
     else:
-        weight = settings.weight if settings.weight is not None else fusion.default_weight(components["corpus"])
+        fitted_normalise, fitted_weight = fusion.default(components["corpus"])
+        normalise = settings.normalise or fitted_normalise
+        weight = settings.weight if settings.weight is not None else fitted_weight
     fusion.check_weight(weight)
     norm = NORMALISERS[normalise]
     answers: dict[str, str] = {}
