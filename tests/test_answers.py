@@ -282,3 +282,15 @@ def test_real_qac_inputs(shared):
     assert len(ja) == 799
     typed = sum(1 for q in ja if answer_type(q.question, "ja").labels)
     assert 250 <= typed <= 400  # who/when/where/how many ... are typed, most 何 questions are not
+
+
+def test_the_spacy_model_loads_without_torch_and_torch_stays_importable():
+    """thinc imports PyTorch when it is installed (~200 MB of a parsing process); the CNN models need none of
+    it, so spaCy is imported without it, and a later `import torch` (a cross-encoder) still works."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom qa_baseline.answers import spacy_models\n"
+            "nlp = spacy_models.load('en')\nassert [e.label_ for e in nlp('Fred Durst was born in Jacksonville.').ents]\n"
+            "print('torch' in sys.modules)\nimport torch\nprint(torch.tensor([1.0, 2.0]).sum().item())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "3.0"]
