@@ -290,7 +290,8 @@ def test_the_spacy_model_loads_without_torch_and_torch_stays_importable():
     import subprocess
     import sys
     code = ("import sys\nfrom qa_baseline.answers import spacy_models\n"
-            "nlp = spacy_models.load('en')\nassert [e.label_ for e in nlp('Fred Durst was born in Jacksonville.').ents]\n"
+            "nlp = spacy_models.load('en')\n"
+            "assert [e.label_ for e in nlp('Fred Durst was born in Jacksonville.').ents]\n"
             "print('torch' in sys.modules)\nimport torch\nprint(torch.tensor([1.0, 2.0]).sum().item())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "3.0"]

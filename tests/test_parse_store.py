@@ -269,7 +269,7 @@ def test_a_store_made_before_derived_rows_keeps_its_parses(stores):
 
 def test_a_run_with_everything_in_the_store_never_loads_the_model(stores, monkeypatch):
     """Passages and questions both in the store: the same candidates, and the spaCy model is never loaded
-    (GiNZA alone is ~550 MB); the question parses follow the rules' version like the derived sentences."""
+    (GiNZA alone is ~300 MB); the question parses follow the rules' version like the derived sentences."""
     from qa_baseline.answers import spacy_models
     cfg, passages = _corpus("answers-corpus-ja.jsonl", "ja")
     first = Extractor("ja", corpus=cfg)
@@ -294,7 +294,8 @@ def test_the_rules_version_follows_the_code_not_its_docstrings(tmp_path):
     of code derives them again."""
     from qa_baseline.answers.candidates import code_checksum
     code = '"""Rules."""\n\n\ndef rule(x):\n    """Doubled."""\n    return x * 2  # twice\n'
-    variants = {"same": code, "docstrings": '"""Other words."""\ndef rule(x):\n    """Also doubled."""\n    return x*2\n',
+    variants = {"same": code,
+                "docstrings": '"""Other words."""\ndef rule(x):\n    """Also doubled."""\n    return x*2\n',
                 "comment": code.replace("# twice", "# two times"),
                 "code": code.replace("x * 2", "x * 3"), "string": code.replace("return x * 2", "return 'x'")}
     sums = {}

@@ -352,7 +352,7 @@ class Parser:
     @property
     def nlp(self) -> Any:
         """The spaCy pipeline, loaded when first needed: a run whose passages and questions are all in the parse
-        store never loads it (GiNZA takes ~550 MB and seconds to load)."""
+        store never loads it (GiNZA takes ~300 MB and seconds to load)."""
         return spacy_models.load(self.lang, self.model)
 
     def question(self, text: str) -> tuple[tuple[str, ...], dict[str, int], str]:

@@ -378,7 +378,8 @@ def redundancy(ps: Mapping[str, tuple[float, float, int]], fines: Collection[str
     weight, rank)}; FINES, its mentions' fine labels (see the module docstring); DOCS: passage id -> document
     (strip_segment of it when not given)."""
     fine_match = bool(atype.fine) and bool(set(fines) & atype.fine)
-    fine = {"fine_match": float(fine_match), "fine_mismatch": float(bool(atype.fine) and bool(fines) and not fine_match)}
+    fine = {"fine_match": float(fine_match),
+            "fine_mismatch": float(bool(atype.fine) and bool(fines) and not fine_match)}
     if len(ps) == 1:  # most candidates
         match, w, _ = next(iter(ps.values()))
         return {**fine, "documents": math.log1p(1), "best_evidence": match * w, "mean_match": match}

@@ -36,7 +36,8 @@ class MCQASettings(RetrievalSettings):
                                            file=True, many=True)
     normalise: str | None = option(None, "fused: normalisation of each retriever's option scores within a "
                                          "question: z-score, share of the total or rank (default: fitted on the "
-                                         "corpus, shared-en rank, vital-en share; else z)", choices=("z", "share", "rank"))
+                                         "corpus, shared-en rank, vital-en share; else z)",
+                                choices=("z", "share", "rank"))
     learner: str | None = option(None, "learned: the model (default logistic)", choices=tuple(MODELS))
 
 

@@ -1,8 +1,8 @@
 """The evidence of each option of a question, as the scorers beyond the published rule see it (fusion.py,
 learned.py): the hits of its query (question + " " + option) under BM25 and under the dense retriever, and the
 per-retriever features of an option: its option score (the published mean of the top n hits, 0 without hits),
-that score normalised across the question's options (`zscore`, `share`, `rank_points`), its top-1 and top-3 hit scores and its
-rank among the question's options. `Both` opens the two retrievers of one corpus as one retriever for the run
+that score normalised across the question's options (`zscore`, `share`, `rank_points`), its top-1 and top-3 hit
+scores and its rank among the question's options. `Both` opens the two retrievers of one corpus as one retriever for the run
 row (its params and manifests are the two parts')."""
 from __future__ import annotations
 
