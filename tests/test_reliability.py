@@ -488,3 +488,16 @@ def test_wrong_gold_file_gets_one_hint_first(tmp_path):
     p = cli("score", "--task", "datasearch", "--gold", questions, "--submission", str(run_file))
     assert p.returncode == 0 and "hint: every measure is below 0.05: is " in p.stderr
 
+
+
+def test_fewer_collections_restores_the_collector_after_its_block():
+    """Candidate extraction runs under process.fewer_collections; the thresholds come back after the block, an
+    error in it too (the tests and a long-lived process go on with Python's defaults)."""
+    import gc
+    before = gc.get_threshold()
+    with process.fewer_collections():
+        assert gc.get_threshold() == process.COLLECT_EVERY != before
+    assert gc.get_threshold() == before
+    with pytest.raises(KeyError), process.fewer_collections():
+        raise KeyError("a failing question")
+    assert gc.get_threshold() == before
