@@ -231,12 +231,11 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
     found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units)
     q_set = set(_units(question, lang))
-    docs = {p.docid: strip_segment(p.docid) for p in passages}
     out: list[tuple[float, int, Candidate]] = []
     for key, c in found.items():
         if not c:
             continue
-        text, f = featurise(key, c, atype, lang, q_set, units, docs)
+        text, f = featurise(key, c, atype, lang, q_set, units)
         ps = c["passages"]
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2])) if len(ps) > 1 else next(iter(ps))
         labels = _one(tuple(sorted(c["labels"])))
@@ -307,10 +306,9 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
 
 
 def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
-              options: Collection[Sequence[str]], docs: Mapping[str, str] | None = None
-              ) -> tuple[str, dict[str, float]]:
+              options: Collection[Sequence[str]]) -> tuple[str, dict[str, float]]:
     """(surface text, FEATURES -> value) of the candidate KEY from what `collect` gathered, C; Q_SET: the
-    question's units; DOCS: passage id -> its document (strip_segment), where the caller has them."""
+    question's units."""
     forms = c["forms"]
     text = max(forms, key=forms.__getitem__) if len(forms) > 1 else next(iter(forms))  # ties keep the first seen
     ps = c["passages"]
@@ -348,7 +346,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "length": math.log1p(len(text)),
         "choice": float(option),
         "not_choice": float(bool(options) and not option),
-        **redundancy(ps, c["fines"] - {""}, atype, docs),
+        **redundancy(ps, c["fines"] - {""}, atype),
         "digits": float(any(ch.isdigit() for ch in text)),
         "question_match": c["question_match"],
         "cross": 0.0, "cross_scored": 0.0,  # set by answers/neural.py when asked for
@@ -372,17 +370,16 @@ def _spread(ps: Mapping[str, tuple[float, float, int]]) -> tuple[float, float, f
         sum(match * w for match, w, _ in ps.values())
 
 
-def redundancy(ps: Mapping[str, tuple[float, float, int]], fines: Collection[str], atype: AnswerType,
-               docs: Mapping[str, str] | None = None) -> dict[str, float]:
+def redundancy(ps: Mapping[str, tuple[float, float, int]], fines: Collection[str], atype: AnswerType
+               ) -> dict[str, float]:
     """Evidence across passages and the fine type of one candidate: PS, {passage id: (best match, passage
-    weight, rank)}; FINES, its mentions' fine labels (see the module docstring); DOCS: passage id -> document
-    (strip_segment of it when not given)."""
+    weight, rank)}; FINES, its mentions' fine labels (see the module docstring)."""
     fine_match = bool(atype.fine) and bool(set(fines) & atype.fine)
     fine = {"fine_match": float(fine_match),
             "fine_mismatch": float(bool(atype.fine) and bool(fines) and not fine_match)}
     if len(ps) == 1:  # most candidates
         match, w, _ = next(iter(ps.values()))
         return {**fine, "documents": math.log1p(1), "best_evidence": match * w, "mean_match": match}
-    return {**fine, "documents": math.log1p(len({docs[d] if docs else strip_segment(d) for d in ps})),
+    return {**fine, "documents": math.log1p(len({strip_segment(d) for d in ps})),
             "best_evidence": max(match * w for match, w, _ in ps.values()),
             "mean_match": sum(match for match, _, _ in ps.values()) / len(ps)}
