@@ -105,7 +105,8 @@ def test_choose_scorer_reports_each_kind():
 def test_neural_cross_is_english_only():
     neural.check("cross", "en")
     neural.check("none", "ja")
-    with pytest.raises(UserError, match="English only"):
+    neural.check("e5", "ja")  # multilingual
+    with pytest.raises(UserError, match="English only.*fix: --neural e5"):
         neural.check("cross", "ja")
 
 

@@ -117,7 +117,8 @@ def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
     assert answer_in_candidates(pruned, [["Oakland"]]) == answer_in_candidates(cands, [["Oakland"]]) == 0.0
     assert keep_for(None, None, None, 5) == 10 and keep_for(None, None, None, 20) == 20
     assert keep_for("t.tsv", None, None, 5) is None and keep_for(None, 5, None, 5) is None
-    assert keep_for(None, None, "cross", 5) is None
+    assert keep_for(None, None, "cross", 5) is None and keep_for(None, None, "e5", 5) is None
+    assert keep_for(None, None, "none", 5) is not None
 
 
 def test_no_passage_no_candidate(en):
@@ -134,6 +135,29 @@ def test_japanese_candidates():
     assert top[0] == "1974年6月"
     top = [c.text for c, _ in scorers.ranked(ja.candidates("「太陽の季節」を書いたのは誰ですか?", ps), scorers.RuleScorer())]
     assert top[0] == "石原慎太郎"
+
+
+def test_neural_e5_evidence_japanese():
+    """`--neural e5`: multilingual-e5-small's cosine of (question, the candidate's sentence), set on each
+    question's best TOP candidates only; the sentence that answers the question scores above the others."""
+    from qa_baseline.answers import neural
+    from qa_baseline.encoders import load_encoder
+    question = "「太陽の季節」を書いたのは誰ですか?"
+    cands = [c for c, _ in scorers.ranked(Extractor("ja").candidates(question, _passages("answers-corpus-ja.jsonl")),
+                                         scorers.RuleScorer())]
+    top = len(cands) - 2
+    neural.add("e5", [question], [cands], top=top, progress=False)
+    scored, rest = cands[:top], cands[top:]
+    assert all(c.features["neural_scored"] == 1.0 for c in scored if c.sentence) and rest
+    assert all(c.features["neural"] == c.features["neural_scored"] == 0.0 for c in rest)
+    e5 = load_encoder(neural.E5)
+    q, s = e5.encode([question], "query")[0], e5.encode([scored[0].sentence], "passage")[0]
+    assert scored[0].features["neural"] == pytest.approx(float(q @ s), abs=1e-6)  # the cosine itself
+    by_sentence = {c.sentence: c.features["neural"] for c in scored}
+    answering = max(by_sentence, key=by_sentence.__getitem__)
+    assert "石原慎太郎の小説" in answering and len(by_sentence) > 1
+    neural.add("none", [question], [rest])  # nothing for none
+    assert all(c.features["neural_scored"] == 0.0 for c in rest)
 
 
 def test_missing_model_is_one_error_line():

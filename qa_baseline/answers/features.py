@@ -32,7 +32,7 @@ features (FEATURES):
   month or century: 3,000 years, age 50; Japanese: no digit: 昔);
   question_match: the best overlap of any sentence of the question's passages (the same for all its
   candidates: how well the passages match the question at all, for the has-answer decision);
-  cross, cross_scored: the neural evidence of answers/neural.py (0 unless asked for);
+  neural, neural_scored: the neural evidence of answers/neural.py (`--neural cross|e5`; 0 unless asked for);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
@@ -61,7 +61,7 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
             "best_evidence", "mean_match", "digits", "dateless", "question_match",
-            "cross", "cross_scored")
+            "neural", "neural_scored")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
@@ -349,7 +349,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         **redundancy(ps, c["fines"] - {""}, atype),
         "digits": float(any(ch.isdigit() for ch in text)),
         "question_match": c["question_match"],
-        "cross": 0.0, "cross_scored": 0.0,  # set by answers/neural.py when asked for
+        "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
 

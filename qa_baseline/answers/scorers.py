@@ -4,7 +4,7 @@ Scorers (score(candidates) -> one positive number per candidate):
 - `rule`: evidence (features.py) times 0.15 when the question is typed and the candidate does not match the
   type, times 1.5 when it carries the expected unit, times 0.3 when it lacks it or is a bare number for an
   untyped question, times 0.5 when a date question's candidate names no point in time (`dateless`), times
-  (0.1 + cross) where the neural evidence was computed (`--neural cross`), times (0.5 + best_sentence +
+  (0.1 + neural) where the neural evidence was computed (`--neural`), times (0.5 + best_sentence +
   window), times (1 - q_overlap / 2) (a candidate that mostly
   repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
   when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
@@ -56,8 +56,8 @@ def rule_score(f: Mapping[str, float]) -> float:
         s *= 1.5
     if f["dateless"]:
         s *= 0.5
-    if f["cross_scored"]:
-        s *= 0.1 + f["cross"]
+    if f["neural_scored"]:
+        s *= 0.1 + f["neural"]
     if f["unit_missing"] or f["untyped_number"]:
         s *= 0.3
     s *= 0.5 + f["best_sentence"] + f["window"]

@@ -94,7 +94,7 @@ def keep_for(train: str | None, folds: int | None, neural: str | None, answers: 
     """How many candidates per question a run keeps (ExtractionStage's KEEP): all (None) when it fits an answer
     model (--train, --folds: every candidate is learned from or scored) or adds neural evidence (it changes
     the rule's scores); else the most it answers (ANSWERS) or traces (TRACE_TOP), whichever is more."""
-    return None if train or folds or neural == "cross" else max(answers, TRACE_TOP)
+    return None if train or folds or neural not in (None, "none") else max(answers, TRACE_TOP)
 
 
 TRACE_TOP = 10  # candidates per question in a trace record

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...answers import neural
 from ...learning import MODELS
 from ..base import RetrievalSettings, Task, option
 from . import formats, pipeline
@@ -25,8 +26,9 @@ class AnswerSettings(RetrievalSettings):
                                       "lambdarank) or best (the better of both on held-out folds, per fit)",
                           choices=(*MODELS, "best"))
     max_chars: int = option(4000, "characters of a passage that are parsed for candidates", cli=False)
-    neural: str = option("none", "neural evidence for the answer candidates: cross (English: the ms-marco "
-                                 "cross-encoder's score of each best candidate's sentence)", choices=("none", "cross"))
+    neural: str = option("none", "neural evidence for the answer candidates, the score of each best candidate's "
+                                 "sentence against the question: cross (English: the ms-marco cross-encoder) or "
+                                 "e5 (any language: multilingual-e5-small's cosine)", choices=neural.KINDS)
     lang: str | None = option(None, "language of a corpus given as a file (default en; a named corpus says "
                                     "its own)", choices=("en", "ja"))
 

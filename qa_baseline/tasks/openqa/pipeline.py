@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from ...errors import NoGold, UserError
 from ...answers import neural
 from ...answers.answer_types import answer_type
-from ...answers.neural import add_cross
 from ...answers.scorers import LEARNERS
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
     trace_record
@@ -43,16 +42,14 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)
-    if settings.neural == "cross":
-        add_cross(texts, cands)
+    neural.add(settings.neural, texts, cands)
     golds = _golds(components["data"]) if settings.folds else {}
     train_groups = None
     observed: dict[str, Any] = {}
     if settings.train:
         pairs = parse_pairs(settings.train)
         _, train_cands = stage.run([q for _, q, _ in pairs], progress=True, desc="training questions")
-        if settings.neural == "cross":
-            add_cross([q for _, q, _ in pairs], train_cands)
+        neural.add(settings.neural, [q for _, q, _ in pairs], train_cands)
         train_groups = list(zip(train_cands, [[[a] for a in answers] for *_, answers in pairs]))
         observed["train_questions"] = len(pairs)
     models, fitted = fit_models(cands, train_groups, [golds.get(q, []) for q in qids], settings.folds,

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...answers.answer_types import answer_type
-from ...answers.neural import add_cross, check as check_neural
+from ...answers import neural
 from ...answers.scorers import LEARNERS, RuleScorer, ranked
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
     trace_record
@@ -68,7 +68,7 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
     questions = list(items.values())
     corpus = components["corpus"]
     check_fitting(settings.train, settings.folds, len(questions))
-    check_neural(settings.neural, corpus["lang"])
+    neural.check(settings.neural, corpus["lang"])
     lists = task != 1
     max_list = TASK1_MAX if task == 1 else settings.max_list
     if max_list < 1:
@@ -81,16 +81,14 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
                             keep_for(settings.train, settings.folds, settings.neural, max_list))
     passages, cands, queries, _ = _contexts(questions, stage)
-    if settings.neural == "cross":
-        add_cross([q.question for q in questions], cands)
+    neural.add(settings.neural, [q.question for q in questions], cands)
     train_groups = None
     observed: dict[str, Any] = {}
     if settings.train:
         train_q = read_questions(settings.train)
         train_gold = read_gold(settings.train)
         _, train_cands, _, _ = _contexts(train_q, stage)
-        if settings.neural == "cross":
-            add_cross([q.question for q in train_q], train_cands)
+        neural.add(settings.neural, [q.question for q in train_q], train_cands)
         train_groups = [(c, train_gold[q.qid].answers) for q, c in zip(train_q, train_cands)]
         observed["train_questions"] = len(train_q)
     models, fitted = fit_models(cands, train_groups, golds, settings.folds, value, lists, max_list,
