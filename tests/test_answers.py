@@ -152,7 +152,7 @@ def test_neural_e5_evidence_japanese():
     assert all(c.features["neural"] == c.features["neural_scored"] == 0.0 for c in rest)
     e5 = load_encoder(neural.E5)
     q, s = e5.encode([question], "query")[0], e5.encode([scored[0].sentence], "passage")[0]
-    assert scored[0].features["neural"] == pytest.approx(float(q @ s), abs=1e-6)  # the cosine itself
+    assert scored[0].features["neural"] == pytest.approx((1 + float(q @ s)) / 2, abs=1e-6)  # the cosine, in 0..1
     by_sentence = {c.sentence: c.features["neural"] for c in scored}
     answering = max(by_sentence, key=by_sentence.__getitem__)
     assert "石原慎太郎の小説" in answering and len(by_sentence) > 1

@@ -1,8 +1,9 @@
 """Neural evidence for answer candidates (optional: `--neural KIND`), the score of (question, the candidate's
 sentence) as the features `neural` and `neural_scored` (1 where it was computed):
 - `cross`: the English ms-marco cross-encoder's logit, through the logistic function (encoders.load_cross_encoder);
-- `e5`: multilingual-e5-small's cosine between the question ("query: ") and the sentence ("passage: ") (any
-  language: Japanese, Chinese, English; encoders.load_encoder("e5-small")).
+- `e5`: multilingual-e5-small's cosine between the question ("query: ") and the sentence ("passage: "), as
+  (1 + cosine) / 2 (in 0..1, so the rule's factor 0.1 + neural stays positive) (any language: Japanese, Chinese,
+  English; encoders.load_encoder("e5-small")).
 Only each question's best TOP candidates by evidence are scored, each distinct (question, sentence) pair once
 (e5: each distinct text once); the others keep 0 for both. Models load offline from their wheels."""
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _e5(pairs: list[tuple[str, str]], progress: bool) -> list[float]:
               disable=None if progress else True) as bar:
         qv = dict(zip(questions, model.encode(questions, "query", bar=bar)))
         sv = dict(zip(sentences, model.encode(sentences, "passage", bar=bar)))
-    return [float(qv[q] @ sv[s]) for q, s in pairs]
+    return [(1.0 + float(qv[q] @ sv[s])) / 2.0 for q, s in pairs]
 
 
 SCORERS = {"cross": _cross, "e5": _e5}
