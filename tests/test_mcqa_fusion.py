@@ -178,7 +178,7 @@ def test_keep_if_better_keeps_a_model_only_where_it_wins(learner):
 def test_overlap_and_feature_names():
     assert learned.overlap("Which metal does a magnet attract?", "the magnet metal") == pytest.approx(2 / 3)
     assert learned.overlap("天空是蓝色的", "蓝天") == 1.0 and learned.overlap("q", "") == 0.0
-    assert "cross" in learned.names("en") and "cross" not in learned.names("zh")
+    assert set(learned.CROSS_FEATURES) <= set(learned.names("en")) and "cross" not in learned.names("zh")
     assert learned.names("zh")[:6] == ("bm25", "bm25_z", "bm25_share", "bm25_top1", "bm25_top3", "bm25_rank")
 
 
@@ -195,6 +195,25 @@ def test_learned_run_keeps_the_rule_where_it_cannot_be_beaten(both_cfg, tmp_path
             assert set(o["features"]) == set(names)
             assert o["score"] == o["features"]["bm25"]  # the rule kept: an option's score is its BM25 score
         assert [o["features"]["bm25_rank"] for o in t["options"]].count(1.0) == 1
+    # cross: the cross-encoder's logit of (question + option, dense's top passage); cross_bm25: of BM25's. The
+    # int8 model quantises each batch's activations on their own range, so the pairs are scored as the run
+    # scores them: the questions' distinct pairs in one call, each question's dense pairs, then its BM25 pairs
+    from qa_baseline.encoders import load_cross_encoder
+    with open(CORPUS, encoding="utf-8") as f:
+        docs = {r["id"]: r for r in map(json.loads, f)}
+    text = lambda d: f"{docs[d]['title']}\n{docs[d]['contents'][:learned.PASSAGE_CHARS]}"  # noqa: E731
+    wanted = {(i, j, name): (f"{t['question']} {o['text']}", text(o["hits"][part][0]["docid"]))
+              for i, t in enumerate(trace) for name, part in (("cross", "dense"), ("cross_bm25", "bm25"))
+              for j, o in enumerate(t["options"])}
+    pairs = list(dict.fromkeys(wanted.values()))
+    logit = dict(zip(pairs, load_cross_encoder("ms-marco-cross").score(pairs).tolist()))
+    for (i, j, name), pair in wanted.items():
+        assert trace[i]["options"][j]["features"][name] == pytest.approx(logit[pair], abs=1e-6)
+    assert any(wanted[i, j, "cross"] != wanted[i, j, "cross_bm25"] for i, j, _ in wanted)  # the two passages differ
+    t = trace[0]
+    bm25_cross = np.array([o["features"]["cross_bm25"] for o in t["options"]])
+    assert [o["features"]["cross_bm25_z"] for o in t["options"]] == \
+        pytest.approx(list((bm25_cross - bm25_cross.mean()) / bm25_cross.std()), abs=1e-9)
     assert "--scorer learned needs --train FILE" in fails(tmp_path, capsys, "--scorer", "learned")
 
 
