@@ -85,8 +85,9 @@ def load_encoder(name_or_path: str | None = None, lang: str = "en") -> Encoder:
 CROSS_LANGS = ("en",)  # languages with an installed cross-encoder (ms-marco-cross is English)
 
 
-def load_cross_encoder(name_or_path: str = "ms-marco-cross", batch_size: int = 32) -> "CrossEncoder":
-    """The cross-encoder of an onnx-cross encoder config (default ms-marco-cross), folder or model id."""
+def load_cross_encoder(name_or_path: str = "ms-marco-cross", batch_size: int = 1) -> "CrossEncoder":
+    """The cross-encoder of an onnx-cross encoder config (default ms-marco-cross), folder or model id; one pair
+    per model call unless BATCH_SIZE says otherwise (onnxrt.CrossEncoder: int8 logits depend on batch-mates)."""
     name, cfg = resolve(name_or_path)
     if cfg["kind"] not in CROSS_KINDS:
         raise UserError(f"encoder {name} is not a cross-encoder (kind {cfg['kind']})")
