@@ -13,7 +13,7 @@ Option features (`names`), each computed per option of one question:
                             PASSAGE_CHARS characters (the cost is one pair of short texts per option)
   cross_bm25, cross_bm25_z  the same for the option query's top BM25 hit (0 without one): the evidence of both
                             retrievers' best passages (held-out accuracy on the ai2 train files, 16 fold
-                            assignments: 371.2 of 720 against 366.1 without, higher in 12 of 16)
+                            assignments: 369.25 of 720 against 364.75 without, higher in 14 of 16)
   overlap                   the share of the option's words (Chinese: characters) that are in the question
 The model (`--learner`): `logistic` (learning.Logistic: standardised features, liblinear, C 1, random_state 0)
 over option rows labelled 1 for the answer, or `lambdamart` (learning.LambdaMART, the question's options one
