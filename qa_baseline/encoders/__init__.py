@@ -16,8 +16,9 @@ of the one shape of qa_baseline/registry.py: the module and class that run each)
   onnx-cross             a cross-encoder in ONNX: logit = output[:, 0] of the (question, passage) pair
                          (onnxrt.CrossEncoder, loaded by load_cross_encoder)
 Any bi-encoder config may set `max_chars`: texts are cut to that many characters before encoding (for
-engines without their own truncation, whose time grows with the whole text). Threads and device:
-qa_baseline.process.
+engines without their own truncation, whose time grows with the whole text), and `batch_size`: texts per
+model call (default the engine's; 1 for int8 models with dynamic quantisation such as bge-small, whose outputs
+otherwise depend on their batch-mates: onnxrt.CrossEncoder). Threads and device: qa_baseline.process.
 
 Every bi-encoder's `encode(texts, kind)` (base.Encoder) sorts the texts by length and encodes them in batches
 of similar length (less padding), then returns vectors in input order."""

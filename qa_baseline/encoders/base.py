@@ -40,6 +40,7 @@ class Encoder:
 
     def __init__(self, name: str, cfg: dict[str, Any]) -> None:
         self.name, self.cfg = name, cfg
+        self.batch_size = int(cfg.get("batch_size") or type(self).batch_size)  # a config may set it (bge-small: 1)
         self.prefix = {"query": cfg.get("query_prefix", ""), "passage": cfg.get("passage_prefix", "")}
         self.dim = len(self._encode(["dimension probe"], "query")[0])
 
