@@ -75,7 +75,7 @@ class Featurizer:
         return rows
 
     def _add_cross(self, evidence: Sequence[Evidence], rows: list[list[dict[str, float]]]) -> None:
-        """cross, cross_bm25 and their z-scores of every option: one batched call over the distinct (query,
+        """cross, cross_bm25 and their z-scores of every option: one call over the distinct (query,
         passage) pairs."""
         sources = {"cross": ("dense", "bm25"), "cross_bm25": ("bm25",)}  # where each feature's passage comes from
         wanted: list[dict[str, list[tuple[str, str] | None]]] = []  # per question, per feature, per option: its pair
