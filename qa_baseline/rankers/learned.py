@@ -20,9 +20,8 @@ MODELS = learning.OPTIONS  # learning.MODELS kinds and their options here
 
 def default_learner(features: Sequence[str]) -> str:
     """The model kind where `learner` is not given: lambdamart over the cross-encoder's feature, logistic
-    otherwise (WikiQA dev, trained on WikiQA train: MAP 0.797 against 0.791 with cross, one pair per cross-encoder
-    call; 0.669 against 0.689
-    without; bench/dbqa_learners.py)."""
+    otherwise (WikiQA dev, trained on WikiQA train: MAP 0.797 against 0.791 with cross, scored one pair per
+    call; 0.669 against 0.689 without; bench/dbqa_learners.py)."""
     return "lambdamart" if "cross" in features else "logistic"
 
 
