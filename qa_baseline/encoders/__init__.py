@@ -86,10 +86,11 @@ def load_encoder(name_or_path: str | None = None, lang: str = "en") -> Encoder:
 CROSS_LANGS = ("en",)  # languages with an installed cross-encoder (ms-marco-cross is English)
 
 
-def load_cross_encoder(name_or_path: str = "ms-marco-cross", batch_size: int = 1) -> "CrossEncoder":
-    """The cross-encoder of an onnx-cross encoder config (default ms-marco-cross), folder or model id; one pair
-    per model call unless BATCH_SIZE says otherwise (onnxrt.CrossEncoder: int8 logits depend on batch-mates)."""
+def load_cross_encoder(name_or_path: str = "ms-marco-cross", batch_size: int | None = None) -> "CrossEncoder":
+    """The cross-encoder of an onnx-cross encoder config (default ms-marco-cross), folder or model id; pairs per
+    model call: BATCH_SIZE, else onnxrt.CrossEncoder.BATCH (one: int8 logits depend on batch-mates)."""
     name, cfg = resolve(name_or_path)
     if cfg["kind"] not in CROSS_KINDS:
         raise UserError(f"encoder {name} is not a cross-encoder (kind {cfg['kind']})")
-    return load(CROSS_KINDS, cfg["kind"], "cross-encoder kind", __name__)(name, cfg, batch_size)
+    cross = load(CROSS_KINDS, cfg["kind"], "cross-encoder kind", __name__)
+    return cross(name, cfg) if batch_size is None else cross(name, cfg, batch_size)
