@@ -285,10 +285,11 @@ def test_other_tasks_options_are_not_dbqa_options(tmp_path):
     assert rc == 2 and err.rstrip().endswith("error: unrecognized arguments: --analyzer jieba")
 
 
-def test_cross_encoder_scores_a_pair_whatever_its_batch_mates():
+def test_cross_encoder_scores_a_pair_whatever_its_batch_mates(monkeypatch):
     """The int8 cross-encoder's logit of a pair is the same alone, among other pairs, in any order (one pair per
     model call: in batches of 32 its dynamic quantisation moved logits by up to 0.84 with the pairs beside it),
-    and a batched encoder (batch_size 32) does differ, so the check can fail."""
+    and with the calls run side by side on two threads or one at a time on one; a batched encoder (batch_size
+    32) does differ, so the check can fail."""
     from qa_baseline.encoders import load_cross_encoder
     pairs = [("what do cats like?", "A cat likes milk and sleeps on the mat in the sun."),
              ("what do cats like?", "The dog chased the cat across the green field, barking loudly at every tree."),
@@ -298,5 +299,9 @@ def test_cross_encoder_scores_a_pair_whatever_its_batch_mates():
     model = load_cross_encoder()
     alone = [float(model.score([p])[0]) for p in pairs]
     assert model.score(pairs).tolist() == alone and model.score(pairs[::-1]).tolist()[::-1] == alone
+    for threads in ("1", "2"):
+        monkeypatch.setenv("QA_BASELINE_THREADS", threads)
+        one = load_cross_encoder()
+        assert one.workers == int(threads) and one.score(pairs * 3).tolist() == alone * 3
     batched = load_cross_encoder(batch_size=32)
     assert max(abs(a - b) for a, b in zip(batched.score(pairs).tolist(), alone)) > 1e-4
