@@ -204,12 +204,17 @@ def test_no_loading_weights_bar_in_a_run(tmp_path):
     assert "Loading weights" not in done.stderr and "it/s]" not in done.stderr, done.stderr
 
 
-def test_int8_bi_encoder_vectors_do_not_depend_on_batch_mates():
+def test_int8_bi_encoder_vectors_do_not_depend_on_batch_mates(monkeypatch):
     """bge-small (int8, dynamic quantisation) encodes one text per call (its config's batch_size: 1), so a
-    text's vector is the same alone and among others; in a batch of several it would not be."""
+    text's vector is the same alone and among others, with the calls side by side on two threads or one at a
+    time; in a batch of several it would not be."""
     encoder = load_encoder("bge-small")
     texts = ["Photosynthesis makes sugar from light.", "Paris is the capital of France.",
              "The cat sat on the mat and looked at the long winding river that flowed past the old mill below."]
     alone = np.stack([encoder.encode([t])[0] for t in texts])
     assert encoder.batch_size == 1 and np.array_equal(encoder.encode(texts), alone)
+    for threads in ("1", "2"):
+        monkeypatch.setenv("QA_BASELINE_THREADS", threads)
+        one = load_encoder("bge-small")
+        assert one.workers == int(threads) and np.array_equal(one.encode(texts * 3), np.vstack([alone] * 3))
     assert np.abs(encoder.encode(texts, batch_size=32) - alone).max() > 1e-4

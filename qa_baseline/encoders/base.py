@@ -1,6 +1,8 @@
 """What every bi-encoder shares: `Encoder` (texts -> L2-normalised float32 vectors in length-sorted batches,
 the spec recorded in an index's manifest) and `decides` (what decides its vectors)."""
 import importlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -32,11 +34,26 @@ def require(name: str, module: str, package: str) -> Any:
         raise missing(name, package) from None
 
 
+def in_batches(order: list[int], size: int, run: Callable[[list[int]], np.ndarray], out: np.ndarray,
+               bar: Any = None, workers: int = 1) -> np.ndarray:
+    """OUT[idx] = RUN(idx) for each batch idx of SIZE consecutive indices of ORDER, WORKERS batches at a time on
+    Python threads (for engines that release the GIL, such as onnxruntime); BAR (a tqdm) is advanced by each
+    batch's size. Returns OUT."""
+    batches = [order[start:start + size] for start in range(0, len(order), size)]
+    with ThreadPoolExecutor(workers) as pool:
+        for idx, values in zip(batches, pool.map(run, batches)):
+            out[idx] = values
+            if bar is not None:
+                bar.update(len(idx))
+    return out
+
+
 class Encoder:
     """A bi-encoder: a subclass loads its model in __init__ (then calls this one, which probes the dimension)
     and encodes one batch of texts in `_encode(texts, kind)`."""
     batch_size = 32
     normalize = True
+    workers = 1  # batches encoded at a time (OnnxEncoder: one-text calls side by side)
 
     def __init__(self, name: str, cfg: dict[str, Any]) -> None:
         self.name, self.cfg = name, cfg
@@ -67,11 +84,7 @@ class Encoder:
         texts = [self.prefix[kind] + t[:cut] for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # longest first: memory peaks early
-        bs = batch_size or self.batch_size
-        for start in range(0, len(order), bs):
-            idx = order[start:start + bs]
-            out[idx] = self._encode([texts[i] for i in idx], kind)
-            if bar is not None:
-                bar.update(len(idx))
+        in_batches(order, batch_size or self.batch_size, lambda idx: self._encode([texts[i] for i in idx], kind),
+                   out, bar, self.workers)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms > 0, norms, 1) if self.normalize else out

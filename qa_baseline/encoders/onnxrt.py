@@ -1,7 +1,6 @@
 """Encoders run by onnxruntime: a model.onnx + tokenizer.json folder as a bi-encoder (kind `onnx`) or a
 cross-encoder (kind `onnx-cross`), and sentence-transformers models exported to ONNX (`engine: onnx`)."""
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -9,7 +8,7 @@ import numpy as np
 from ..errors import UserError
 from ..process import device, threads
 from ..versions import dist_version
-from .base import Encoder, require
+from .base import Encoder, in_batches, require
 from .onnx_export import export_onnx
 
 
@@ -51,8 +50,12 @@ class OnnxModel:
 
 
 class OnnxEncoder(Encoder):
+    """A model.onnx bi-encoder; with `batch_size: 1` (an int8 model whose vectors depend on their batch-mates,
+    as bge-small's: CrossEncoder's docstring) the one-text calls run side by side as CrossEncoder's do."""
+
     def __init__(self, name: str, cfg: dict[str, Any]) -> None:
-        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512))
+        self.workers = threads() if int(cfg.get("batch_size") or 0) == 1 else 1
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512), intra=1 if self.workers > 1 else None)
         self.pooling, self.normalize = cfg.get("pooling", "mean"), bool(cfg.get("normalize", True))
         if self.pooling not in ("cls", "mean", "none"):
             raise UserError(f"encoder {name}: pooling must be cls, mean or none (the graph pools), "
@@ -117,11 +120,5 @@ class CrossEncoder:
         (a tqdm) is advanced by each batch's size."""
         out = np.zeros(len(pairs), dtype=np.float32)
         order = sorted(range(len(pairs)), key=lambda i: -len(pairs[i][0]) - len(pairs[i][1]))
-        batches = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
-        with ThreadPoolExecutor(self.workers) as pool:
-            runs = pool.map(lambda b: self.model.run([tuple(pairs[i]) for i in b])[0][:, 0], batches)
-            for idx, logits in zip(batches, runs):
-                out[idx] = logits
-                if bar is not None:
-                    bar.update(len(idx))
-        return out
+        return in_batches(order, self.batch_size, lambda idx: self.model.run([tuple(pairs[i]) for i in idx])[0][:, 0],
+                          out, bar, self.workers)
