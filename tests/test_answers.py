@@ -7,7 +7,8 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline.answers import Extractor, Passage, answer_in_candidates, answer_in_passages, numbers, scorers
 from qa_baseline.answers.features import contained
-from qa_baseline.answers.answer_types import answer_type
+from qa_baseline.answers.answer_types import answer_type, choices
+from qa_baseline.answers.features import is_option
 from qa_baseline.errors import UserError
 
 
@@ -46,6 +47,30 @@ def test_japanese_numbers_dates_quantities():
 def test_answer_type(question, lang, name, labels, unit):
     t = answer_type(question, lang)
     assert (t.name, set(t.labels), t.unit) == (name, labels, unit)
+
+
+@pytest.mark.parametrize("question, lang, options", [
+    ("東京、大阪、名古屋の中で一番人口が多いのは？", "ja", ("東京", "大阪", "名古屋")),
+    ("パンとご飯はどっちが好き？", "ja", ("パン", "ご飯")),
+    ("2017年度の蔵書点数が多かったのは視聴覚資料と雑誌のどちらですか?", "ja",  # の before どちら is not an option's
+     ("2017年度の蔵書点数が多かったのは視聴覚資料", "雑誌")),
+    ("太郎と花子と、誰が年上ですか", "ja", ("太郎", "花子")),
+    ("それは犬ですか、猫ですか？", "ja", ("それは犬", "猫")),
+    ("それは犬ですか猫ですか", "ja", ("それは犬", "猫")),  # です before か is not an option's either
+    ("赤か青か", "ja", ("赤", "青")),
+    ("日本の首都はどこですか", "ja", ()),
+    ("Which is older, Rome or Athens?", "en", ("Rome", "Athens")),
+    ("Who wrote Hamlet?", "en", ()),
+])
+def test_choice_options(question, lang, options):
+    assert choices(question, lang) == options
+
+
+def test_an_option_is_kept_by_its_end():
+    from qa_baseline.answers.features import _units
+    options = [_units(o, "ja") for o in choices("2017年度の蔵書点数が多かったのは視聴覚資料と雑誌のどちらですか?", "ja")]
+    assert is_option("雑誌", options, "ja") and is_option("視聴覚資料", options, "ja")
+    assert not is_option("蔵書点数", options, "ja")
 
 
 def test_contained_in_question():

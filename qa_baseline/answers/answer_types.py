@@ -212,10 +212,11 @@ def _head_type(question: str, suffix: str) -> AnswerType | None:
 # choice questions: the options the answer is one of ("AとBのどちら", "A、B、Cの中で", "AとBと、誰が",
 # "AですかBですか", "AかBか"; "which is older, X or Y")
 _JA_LIST = [re.compile(r"(.+?)(?:の)?(?:うち|中で|なかで|いずれ)"),
-            re.compile(r"(.+?)(?:[はで、]\s*)?(?:どちら|どっち)"),
+            re.compile(r"(.+?)(?:[はでの、]\s*)?(?:どちら|どっち)"),
             re.compile(r"(.+と.+?)と[、，]?\s*(?:誰|だれ|何|どれ|どこ)")]
 _JA_PAIR = [re.compile(r"(.+?)(?:です|でした)?か[？?、]\s*(.+?)(?:です|でした)?か[？?。]?\s*$"),
-            re.compile(r"^(?!.*(?:何|誰|だれ|どこ|いつ|どれ|どの|いくつ|いくら))(.+?)か([^、。]+?)か[？?。]?\s*$")]
+            re.compile(r"^(?!.*(?:何|誰|だれ|どこ|いつ|どれ|どの|いくつ|いくら))(.+?)(?:です|でした)?か([^、。]+?)(?:です|でした)?か"
+                       r"[？?。]?\s*$")]
 _JA_SPLIT = re.compile(r"と|[、，,]")
 _JA_STRIP = "「」『』\"'（）() 　"
 _EN_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?[,:]\s*(.+?)\s*\?*\s*$", re.I)
