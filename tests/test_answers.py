@@ -162,6 +162,20 @@ def test_japanese_candidates():
     assert top[0] == "石原慎太郎"
 
 
+def test_japanese_country_of_a_nationality_language_or_product():
+    """GiNZA keeps イギリス人 / イタリア語 / 日本製 as one token: the country alone is a mention too (どの国), beside the
+    entity; a province (東京都民) or an unlabelled word (ラテン語) gives none."""
+    from qa_baseline.answers import spacy_models
+    from qa_baseline.answers.candidates import sentence_mentions
+    doc = spacy_models.load("ja")("カーターはイギリス人の技術者で、イタリア語を話し、日本製の車に乗り、東京都民とラテン語を学んだ。")
+    mentions = [m for sent in doc.sents for m in sentence_mentions(sent, "ja")]
+    countries = [(m.text, m.label, m.fine) for m in mentions if m.fine == "Country"]
+    assert [c for c in countries if c[0] in ("イギリス", "イタリア", "日本")] == [
+        ("イギリス", "GPE", "Country"), ("イタリア", "GPE", "Country"), ("日本", "GPE", "Country")]
+    assert {"イギリス人", "イタリア語", "日本製"} <= {m.text for m in mentions}  # the entities stay
+    assert not {"東京都", "ラテン"} & {m.text for m in mentions}
+
+
 def test_neural_e5_evidence_japanese():
     """`--neural e5`: multilingual-e5-small's cosine of (question, the candidate's sentence), set on each
     question's best TOP candidates only; the sentence that answers the question scores above the others."""

@@ -4,7 +4,8 @@ and its candidate mentions.
 A mention is a span of a sentence that could be a short answer:
 - `ent`: a named entity of the language's spaCy pipeline, labelled with its OntoNotes label (GiNZA's
   extended named entities mapped by `ginza.ent_label_ontonotes`; GiNZA's classes without an OntoNotes
-  counterpart, such as animals, diseases or elements, are `OTHERS`);
+  counterpart, such as animals, diseases or elements, are `OTHERS`), and the country of a Japanese
+  nationality, language or product (イギリス人, イタリア語, 日本製 -> イギリス, イタリア, 日本: GPE, fine label Country);
 - `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns, numbers and noun
   suffixes, its parts and `AのB`, and GiNZA's bunsetu phrases ending in a noun), or the text inside quotes
   (「…」『…』“…”), without function words at its edges, labelled `NP` (or with the entity label of the same
@@ -190,6 +191,20 @@ def _ent_parts(ent, lang):
         yield ent.doc[words[-2].i:words[-2].i + 1]
 
 
+# GiNZA keeps a country and its suffix in one token: イギリス人 (Nationality), イタリア語 (National_Language), 日本製
+# (Country); the country alone answers "どの国"
+_COUNTRY_SUFFIXES = {"Nationality": "人", "National_Language": "語", "Country": "製産初領"}
+
+
+def _country(ent):
+    """The country an entity of one of _COUNTRY_SUFFIXES' labels names with its suffix (イギリス人 -> イギリス), or
+    None."""
+    text = ent.text.strip()
+    if len(text) >= 3 and text[-1] in _COUNTRY_SUFFIXES.get(ent.label_, ""):
+        return text[:-1]
+    return None
+
+
 def _chunk_parts(chunk):
     """Sub-spans of a noun chunk of several words that may be the answer alone: its head noun and the nouns and
     adjectives modifying it (heavyweight title -> heavyweight, title; rock band -> rock)."""
@@ -221,6 +236,11 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
         add(_trim(ent) if lang == "en" else ent, label, "ent", ent.label_)
         for part in _ent_parts(ent, lang):
             add(part, label, "ent", ent.label_)
+        country = _country(ent) if lang == "ja" else None
+        if country:
+            key = (ent.start - base, ent.end - base)
+            found.setdefault((*key, "country"),
+                             Mention(country, "GPE", "ent", *key, *_neighbours(sent, *key), "Country"))
     for chunk in sent.doc.noun_chunks if sent.doc.has_annotation("DEP") else ():
         if chunk.start >= sent.start and chunk.end <= sent.end:
             add(_trim(chunk), "NP", "np")
