@@ -176,6 +176,28 @@ def test_japanese_country_of_a_nationality_language_or_product():
     assert not {"東京都", "ラテン"} & {m.text for m in mentions}
 
 
+@pytest.mark.parametrize("text, parts", [
+    ("東京都渋谷区千駄ヶ谷", [("東京都", "Province"), ("渋谷区", "City")]),
+    ("大阪府三島郡豊川村大字宿久庄", [("大阪府", "Province"), ("三島郡", "County"), ("豊川村", "City")]),
+    ("京都府京都市左京区", [("京都府", "Province"), ("京都市", "City"), ("左京区", "City")]),
+    ("千葉県市川市", [("千葉県", "Province"), ("市川市", "City")]),
+    ("東京都", []),  # a prefecture alone is an entity already
+    ("都市計画区域", []),  # no prefecture first: not an address
+])
+def test_japanese_address_parts(text, parts):
+    from qa_baseline.answers.candidates import _address_parts
+    assert _address_parts(text) == parts
+
+
+def test_japanese_address_token_gives_its_parts():
+    """GiNZA leaves 東京都渋谷区千駄ヶ谷 one token with no entity: its prefecture and ward are mentions (何区)."""
+    from qa_baseline.answers import spacy_models
+    from qa_baseline.answers.candidates import sentence_mentions
+    doc = spacy_models.load("ja")("日本共産党本部ビルは東京都渋谷区千駄ヶ谷4丁目26-7にある。")
+    found = {(m.text, m.label, m.fine) for sent in doc.sents for m in sentence_mentions(sent, "ja")}
+    assert {("東京都", "GPE", "Province"), ("渋谷区", "GPE", "City")} <= found
+
+
 def test_neural_e5_evidence_japanese():
     """`--neural e5`: multilingual-e5-small's cosine of (question, the candidate's sentence), set on each
     question's best TOP candidates only; the sentence that answers the question scores above the others."""

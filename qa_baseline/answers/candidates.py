@@ -5,7 +5,8 @@ A mention is a span of a sentence that could be a short answer:
 - `ent`: a named entity of the language's spaCy pipeline, labelled with its OntoNotes label (GiNZA's
   extended named entities mapped by `ginza.ent_label_ontonotes`; GiNZA's classes without an OntoNotes
   counterpart, such as animals, diseases or elements, are `OTHERS`), and the country of a Japanese
-  nationality, language or product (イギリス人, イタリア語, 日本製 -> イギリス, イタリア, 日本: GPE, fine label Country);
+  nationality, language or product (イギリス人, イタリア語, 日本製 -> イギリス, イタリア, 日本: GPE, fine label Country), and the
+  prefecture and municipalities of an address written as one token (東京都渋谷区千駄ヶ谷 -> 東京都, 渋谷区);
 - `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns, numbers and noun
   suffixes, its parts and `AのB`, and GiNZA's bunsetu phrases ending in a noun), or the text inside quotes
   (「…」『…』“…”), without function words at its edges, labelled `NP` (or with the entity label of the same
@@ -205,6 +206,23 @@ def _country(ent):
     return None
 
 
+_PREFECTURE = "北海道|東京都|京都府|大阪府|" + "|".join(f"{name}県" for name in (
+    "青森 岩手 宮城 秋田 山形 福島 茨城 栃木 群馬 埼玉 千葉 神奈川 新潟 富山 石川 福井 山梨 長野 岐阜 静岡 愛知 三重 滋賀 兵庫 "
+    "奈良 和歌山 鳥取 島根 岡山 広島 山口 徳島 香川 愛媛 高知 福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島 沖縄").split())
+_ADDRESS = re.compile(rf"({_PREFECTURE})((?:[^\W\d_]{{1,6}}?[市区郡町村])*)")
+_MUNICIPALITY = re.compile(r"[^\W\d_]{1,6}?[市区郡町村]")
+
+
+def _address_parts(text):
+    """(part, fine label) of a Japanese address written as one token (東京都渋谷区千駄ヶ谷 -> 東京都 Province, 渋谷区
+    City): a prefecture and the municipalities after it; nothing for a lone prefecture or other text."""
+    m = _ADDRESS.match(text)
+    if not m or not m.group(2):
+        return []
+    return [(m.group(1), "Province")] + [(x, "County" if x.endswith("郡") else "City")
+                                         for x in _MUNICIPALITY.findall(m.group(2))]
+
+
 def _chunk_parts(chunk):
     """Sub-spans of a noun chunk of several words that may be the answer alone: its head noun and the nouns and
     adjectives modifying it (heavyweight title -> heavyweight, title; rock band -> rock)."""
@@ -249,6 +267,11 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
     if lang == "ja":
         for run in _runs(sent):
             add(run, "NP", "np")
+        for tok in sent:
+            key = (tok.i - base, tok.i + 1 - base)
+            for n, (part, fine) in enumerate(_address_parts(tok.text)):
+                found.setdefault((*key, f"address{n}"),
+                                 Mention(part, "GPE", "ent", *key, *_neighbours(sent, *key), fine))
         for phrase in _phrases(sent):
             add(phrase, "NP", "np")
     starts = [t.idx - sent.start_char for t in sent]
