@@ -249,6 +249,10 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
         found.setdefault((*key, label), Mention(_clean(span.text), label, kind, *key, *_neighbours(sent, *key),
                                                 fine))
 
+    def add_place(text, start, end, fine, tag):  # a place named inside a token or an entity, kept under TAG
+        found.setdefault((start, end, tag),
+                         Mention(text, "GPE", "ent", start, end, *_neighbours(sent, start, end), fine))
+
     for ent in sent.ents:
         label = _ent_label(ent, lang)
         add(_trim(ent) if lang == "en" else ent, label, "ent", ent.label_)
@@ -256,9 +260,7 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
             add(part, label, "ent", ent.label_)
         country = _country(ent) if lang == "ja" else None
         if country:
-            key = (ent.start - base, ent.end - base)
-            found.setdefault((*key, "country"),
-                             Mention(country, "GPE", "ent", *key, *_neighbours(sent, *key), "Country"))
+            add_place(country, ent.start - base, ent.end - base, "Country", "country")
     for chunk in sent.doc.noun_chunks if sent.doc.has_annotation("DEP") else ():
         if chunk.start >= sent.start and chunk.end <= sent.end:
             add(_trim(chunk), "NP", "np")
@@ -268,10 +270,8 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
         for run in _runs(sent):
             add(run, "NP", "np")
         for tok in sent:
-            key = (tok.i - base, tok.i + 1 - base)
             for n, (part, fine) in enumerate(_address_parts(tok.text)):
-                found.setdefault((*key, f"address{n}"),
-                                 Mention(part, "GPE", "ent", *key, *_neighbours(sent, *key), fine))
+                add_place(part, tok.i - base, tok.i + 1 - base, fine, f"address{n}")
         for phrase in _phrases(sent):
             add(phrase, "NP", "np")
     starts = [t.idx - sent.start_char for t in sent]
