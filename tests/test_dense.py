@@ -218,3 +218,28 @@ def test_int8_bi_encoder_vectors_do_not_depend_on_batch_mates(monkeypatch):
         one = load_encoder("bge-small")
         assert one.workers == int(threads) and np.array_equal(one.encode(texts * 3), np.vstack([alone] * 3))
     assert np.abs(encoder.encode(texts, batch_size=32) - alone).max() > 1e-4
+
+
+def test_in_batches_orders_results_and_stops_on_an_error():
+    """encoders.base.in_batches: each batch's values land at its indices whatever thread ran it; an error in one
+    batch is raised and the batches not yet started are dropped (an interrupted encoding does not run on)."""
+    import threading
+    import time
+    from qa_baseline.encoders.base import in_batches
+    order = list(range(100))[::-1]
+    for workers in (1, 3):
+        out = in_batches(order, 7, lambda idx: np.array(idx, dtype=np.float32) * 2, np.zeros(100, np.float32),
+                         workers=workers)
+        assert out.tolist() == [2.0 * i for i in range(100)]
+    ran, lock = [], threading.Lock()
+
+    def run(idx):
+        with lock:
+            ran.append(idx[0])
+        time.sleep(0.01)
+        if len(ran) == 2:
+            raise RuntimeError("batch failed")
+        return np.zeros(len(idx), np.float32)
+    with pytest.raises(RuntimeError, match="batch failed"):
+        in_batches(list(range(1000)), 1, run, np.zeros(1000, np.float32), workers=2)
+    assert len(ran) < 20

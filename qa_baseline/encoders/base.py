@@ -36,15 +36,19 @@ def require(name: str, module: str, package: str) -> Any:
 
 def in_batches(order: list[int], size: int, run: Callable[[list[int]], np.ndarray], out: np.ndarray,
                bar: Any = None, workers: int = 1) -> np.ndarray:
-    """OUT[idx] = RUN(idx) for each batch idx of SIZE consecutive indices of ORDER, WORKERS batches at a time on
-    Python threads (for engines that release the GIL, such as onnxruntime); BAR (a tqdm) is advanced by each
-    batch's size. Returns OUT."""
+    """OUT[idx] = RUN(idx) for each batch idx of SIZE consecutive indices of ORDER, in this thread or, with
+    WORKERS > 1, that many batches at a time on Python threads (for engines that release the GIL, such as
+    onnxruntime); BAR (a tqdm) is advanced by each batch's size. Returns OUT."""
     batches = [order[start:start + size] for start in range(0, len(order), size)]
-    with ThreadPoolExecutor(workers) as pool:
-        for idx, values in zip(batches, pool.map(run, batches)):
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    try:  # an error (or Ctrl-C) while waiting: Executor.map's iterator cancels the batches not started
+        for idx, values in zip(batches, pool.map(run, batches) if pool else map(run, batches)):
             out[idx] = values
             if bar is not None:
                 bar.update(len(idx))
+    finally:
+        if pool:
+            pool.shutdown()
     return out
 
 
