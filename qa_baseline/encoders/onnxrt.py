@@ -15,10 +15,12 @@ from .onnx_export import export_onnx
 class OnnxModel:
     """model.onnx + tokenizer.json run with onnxruntime on the CPU (or on DEVICE cuda[:N], which needs
     onnxruntime-gpu); texts or (a, b) pairs in, outputs[0] out. PADDING: the tokenizer's pad token (default
-    id 0, [PAD]). INTRA: onnxruntime's threads per call (default process.threads())."""
+    id 0, [PAD]). ONE_PER_CALL (a caller that runs one item per call): `workers` = process.threads() calls side
+    by side, one onnxruntime thread each (CrossEncoder's docstring); else one call at a time on them all."""
 
     def __init__(self, name: str, folder: str, max_length: int = 512, padding: dict[str, Any] | None = None,
-                 device: str = "cpu", intra: int | None = None) -> None:
+                 device: str = "cpu", one_per_call: bool = False) -> None:
+        self.workers = threads() if one_per_call else 1
         onnxruntime = require(name, "onnxruntime", "onnxruntime and tokenizers")
         Tokenizer = require(name, "tokenizers", "onnxruntime and tokenizers").Tokenizer
         onnxruntime.disable_telemetry_events()  # and ORT_DISABLE_TELEMETRY, set in qa_baseline/__init__.py
@@ -30,7 +32,7 @@ class OnnxModel:
         self.tokenizer.enable_truncation(int(max_length))
         self.tokenizer.enable_padding(**(padding or {}))
         opts = onnxruntime.SessionOptions()
-        opts.intra_op_num_threads, opts.inter_op_num_threads = intra or threads(), 1
+        opts.intra_op_num_threads, opts.inter_op_num_threads = 1 if self.workers > 1 else threads(), 1
         providers: list[Any] = ["CPUExecutionProvider"]
         if device.startswith("cuda"):
             if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
@@ -54,8 +56,9 @@ class OnnxEncoder(Encoder):
     as bge-small's: CrossEncoder's docstring) the one-text calls run side by side as CrossEncoder's do."""
 
     def __init__(self, name: str, cfg: dict[str, Any]) -> None:
-        self.workers = threads() if int(cfg.get("batch_size") or 0) == 1 else 1
-        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512), intra=1 if self.workers > 1 else None)
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512),
+                               one_per_call=int(cfg.get("batch_size") or 0) == 1)
+        self.workers = self.model.workers
         self.pooling, self.normalize = cfg.get("pooling", "mean"), bool(cfg.get("normalize", True))
         if self.pooling not in ("cls", "mean", "none"):
             raise UserError(f"encoder {name}: pooling must be cls, mean or none (the graph pools), "
@@ -112,8 +115,8 @@ class CrossEncoder:
 
     def __init__(self, name: str, cfg: dict[str, Any], batch_size: int = BATCH) -> None:
         self.name, self.batch_size = name, batch_size
-        self.workers = threads() if batch_size == 1 else 1
-        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512), intra=1 if self.workers > 1 else None)
+        self.model = OnnxModel(name, cfg["path"], cfg.get("max_length", 512), one_per_call=batch_size == 1)
+        self.workers = self.model.workers
 
     def score(self, pairs: list[tuple[str, str]], bar: Any = None) -> np.ndarray:
         """float32 logits, one per (question, passage) pair, in input order (length-sorted batches inside); BAR
