@@ -73,7 +73,8 @@ def plan(root, work):
     kbqa = ["--task", "kbqa", "--data", fx("kbqa-tiny-test.txt"), "--kb", kb]
     runs["kbqa-rule"] = kbqa
     runs["kbqa-train"] = [*kbqa, "--train", fx("kbqa-tiny-train.txt")]
-    openqa = ["--task", "openqa-en", "--data", fx("answers-openqa.xml"), "--corpus", en]
+    openqa = ["--task", "openqa-en", "--data", fx("answers-openqa.xml"), "--corpus", en,
+              "--retriever", "bm25"]  # BM25 (the default is dense since 2026-11-26): comparable with older trees
     runs["openqa-en-rule"] = openqa
     runs["openqa-en-folds2"] = [*openqa, "--folds", "2"]
     runs["openqa-en-train"] = [*openqa, "--train", trains["answers-openqa.xml"]]

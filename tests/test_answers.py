@@ -1,6 +1,7 @@
 """The short-answer extraction stage (qa_baseline/answers) and the openqa-en / qac pipelines built on it."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -270,25 +271,33 @@ def test_learned_scorer_only_where_it_beats_the_rule():
 @pytest.fixture(scope="module")
 def en_corpus(index_root):
     from qa_baseline.config import corpus_config
+    from qa_baseline.index.dense import build_dense
     from qa_baseline.index.lucene import build_bm25
     path = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
     build_bm25(corpus_config(path))
+    build_dense(corpus_config(path), "bge-small")  # openqa-en's default retriever (configs/tasks/openqa-en.yaml)
     return path
 
 
-def test_openqa_end_to_end(en_corpus, tmp_path):
+@pytest.mark.parametrize("retriever", [None, "bm25"])
+def test_openqa_end_to_end(en_corpus, tmp_path, retriever):
+    """The task's default retriever (dense bge-small) and BM25. Question 4's words occur in no passage: BM25
+    finds none and the question gets no answers; dense retrieval always finds its nearest passages, so without
+    a fitted has-answer model (--train) it is answered."""
     out = tmp_path / "run"
     p = cli("run", "--task", "openqa-en", "--data", os.path.join(FIXTURES, "answers-openqa.xml"),
-            "--corpus", en_corpus, "--out", str(out), "--trace")
+            "--corpus", en_corpus, "--out", str(out), "--trace", *(["--retriever", retriever] if retriever else []))
     assert p.returncode == 0, p.stderr
     lines = (out / "submission.txt").read_text(encoding="utf-8").splitlines()
     fields = [line.split("\t") for line in lines]
+    silent = retriever == "bm25"
     assert [f[:3] for f in fields] == [["qa_baseline", "1", "True"], ["qa_baseline", "2", "True"],
-                                       ["qa_baseline", "3", "True"], ["qa_baseline", "4", "False"]]
-    assert fields[1][4] == "Jacksonville" and fields[2][4] == "Limp Bizkit" and fields[3][3] == "0"
+                                       ["qa_baseline", "3", "True"], ["qa_baseline", "4", str(not silent)]]
+    assert fields[1][4] == "Jacksonville" and fields[2][4] == "Limp Bizkit" and (fields[3][3] == "0") == silent
     row = json.loads((out / "row.json").read_text())
-    assert row["metrics"]["accuracy@1"] == pytest.approx(3 / 4)  # question 4 has no answer and gets none
-    assert row["metrics"]["has_answer_accuracy"] == 1.0
+    assert row["retriever"] == (retriever or "dense") and row["settings"].get("encoder") == (None if silent else "bge-small")
+    assert row["metrics"]["accuracy@1"] == pytest.approx(3 / 4)  # question 4 has no answer: right only when silent
+    assert row["metrics"]["has_answer_accuracy"] == (1.0 if silent else 0.75)
     ceiling = row["observed"]["ceiling"]
     assert (ceiling["answer_in_passages"], ceiling["answer_in_candidates"]) == (1.0, 1.0)
     assert sum(t["missed"] for t in ceiling["missed_by_type"].values()) == 0  # the recall report: none missed
@@ -323,7 +332,7 @@ def test_qac2_japanese_corpus_file(index_root, tmp_path):
     assert sub[0][:4] == ["J1", "1", "1974年6月", "itasenpara"] and sub[1][2:4] == ["石原慎太郎", "taiyo"]
     assert sub[3] == ["J4", "0"]  # none of its words is in the corpus: no passage, an empty list
     # answering nothing scores 1 on each question without an answer (NTCIR's no-answer rule), 0 on the others
-    rows = [line.split("\t") for line in open(os.path.join(FIXTURES, "answers-qac-ja.tsv"), encoding="utf-8")][1:]
+    rows = [line.split("\t") for line in Path(FIXTURES, "answers-qac-ja.tsv").read_text(encoding="utf-8").splitlines()][1:]
     row = json.loads((out / "row.json").read_text())
     assert row["observed"]["answer_nothing"] == sum(r[3] == "0" for r in rows) / len(rows)
     from qa_baseline.reporting import report
