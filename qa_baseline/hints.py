@@ -19,10 +19,11 @@ def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
     """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores, by its engine."""
     from .config import encoder_config
     try:
-        engine = encoder_config(encoder).get("engine") if encoder else None
+        cfg = encoder_config(encoder) if encoder else {}
     except Exception:  # an unknown encoder: its error comes where it is loaded
-        engine = None
-    return DENSE_RATES["onnx" if engine == "onnx" else "pytorch"]
+        cfg = {}
+    onnx = "onnx" in (cfg.get("engine"), cfg.get("kind"))  # minilm-onnx on the ONNX engine, bge-small an ONNX model
+    return DENSE_RATES["onnx" if onnx else "pytorch"]
 
 
 def plural(n: int, word: str, words: str = "") -> str:
