@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import field
 from typing import Any
@@ -39,16 +40,18 @@ def add_options(ap: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type
         if f.metadata.get("cli") and f.name not in exclude:
             kind = kind_of(f)
             value = (config or {}).get(f.name, f.default)
-            default = f" (default {value})" if value is not None and f"default {value}" not in \
-                f.metadata["help"] and f.metadata["help"] else ""
+            text = f.metadata["help"]
+            if f.name in (config or {}):  # the config's value, not what the field says it defaults to without one
+                text = re.sub(r" \(default: [^)]*\)", "", text)
+            default = f" (default {value})" if value is not None and f"default {value}" not in text and text else ""
             if kind is bool:
                 ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, action="store_true", default=None,
-                                help=f.metadata["help"])
+                                help=text)
             else:
                 repeat: dict[str, Any] = {"action": "append"} if f.metadata.get("many") else {}
                 ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind,
                                 choices=f.metadata["choices"], metavar=f.metadata["metavar"],
-                                help=f.metadata["help"] + default, **repeat)
+                                help=text + default, **repeat)
 
 
 def make_settings(cls: Any, config: Mapping[str, Any], given: Mapping[str, Any], source: str = "the task config") -> Any:

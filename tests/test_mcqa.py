@@ -264,3 +264,15 @@ def test_default_data_is_the_first_existing_file():
 def test_help_shows_the_task_options():
     p = cli("run", "--task", "mcqa-en", "--help")
     assert p.returncode == 0 and "--n N" in p.stdout and "--team TEAM" in p.stdout
+
+
+def test_help_shows_the_default_that_applies():
+    """A task config's value is the default the help shows, in place of what the field says it defaults to
+    without one (openqa-en's config sets its retriever and encoder; mcqa-en's sets neither)."""
+    import re
+    squeeze = lambda text: re.sub(r"\s+", " ", text)  # noqa: E731  (argparse wraps the help)
+    openqa, mcqa = (squeeze(cli("run", "--task", t, "--help").stdout) for t in ("openqa-en", "mcqa-en"))
+    assert "--encoder ENCODER dense/hybrid encoder (default bge-small) --" in openqa
+    assert "bm25, dense or hybrid (default dense)" in openqa
+    assert "--encoder ENCODER dense/hybrid encoder (default: the corpus config's, else the language's) --" in mcqa
+    assert "bm25, dense or hybrid (default bm25)" in mcqa
