@@ -2,6 +2,7 @@
 faithfulness check against the independently measured accuracies."""
 import json
 import os
+import re
 
 import pytest
 
@@ -269,7 +270,6 @@ def test_help_shows_the_task_options():
 def test_help_shows_the_default_that_applies():
     """A task config's value is the default the help shows, in place of what the field says it defaults to
     without one (openqa-en's config sets its retriever and encoder; mcqa-en's sets neither)."""
-    import re
     squeeze = lambda text: re.sub(r"\s+", " ", text)  # noqa: E731  (argparse wraps the help)
     openqa, mcqa = (squeeze(cli("run", "--task", t, "--help").stdout) for t in ("openqa-en", "mcqa-en"))
     assert "--encoder ENCODER dense/hybrid encoder (default bge-small) --" in openqa
