@@ -88,7 +88,7 @@ results: install
 	$(PY) -m qa_baseline.answers.trecqa $(OPENQA)/trecqa-sentences-dev.xml $(OPENQA)/trecqa-sentences-train.xml \
 	  runs/corpora/trecqa-sentences.jsonl
 	$(PY) -m qa_baseline.index --corpus runs/corpora/trecqa-sentences.jsonl
-	$(PY) -m qa_baseline.index --corpus shared-en --dense bge-small  # openqa-en's default retriever (~23 min)
+	$(PY) -m qa_baseline.index --corpus shared-en --dense bge-small  # openqa-en's default retriever (~13 min)
 	for c in "shared-en" "runs/corpora/trecqa-sentences.jsonl --retriever bm25"; do \
 	  for t in "" "--train $(OPENQA)/trecqa-train.xml"; do \
 	  $(PY) -m qa_baseline.run --task openqa-en --data $(OPENQA)/trecqa-dev.xml --corpus $$c $$t || exit 1; done; done

@@ -16,14 +16,22 @@ DENSE_RATES = {"pytorch": (27, 38, "minilm"),  # sentence-transformers on PyTorc
 
 
 def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
-    """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores, by its engine."""
+    """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores: its config's
+    own `build_rate` where it was measured, else its engine's."""
     from .config import encoder_config
     try:
         cfg = encoder_config(encoder) if encoder else {}
     except Exception:  # an unknown encoder: its error comes where it is loaded
         cfg = {}
-    onnx = "onnx" in (cfg.get("engine"), cfg.get("kind"))  # minilm-onnx on the ONNX engine, bge-small an ONNX model
-    return DENSE_RATES["onnx" if onnx else "pytorch"]
+    if cfg.get("build_rate"):
+        slow, fast = cfg["build_rate"]
+        return slow, fast, str(encoder)
+    return DENSE_RATES["onnx" if cfg.get("engine") == "onnx" else "pytorch"]
+
+
+def rates(slow: int, fast: int) -> str:
+    """A measured range of passages/s as words: `68–73`, or `128` when both ends are one figure."""
+    return f"{slow}" if slow == fast else f"{slow}–{fast}"
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -80,5 +88,5 @@ def dense_time(passages: int, encoder: str | None = None) -> str:
     show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
     low, high = show(fast / unit), show(slow / unit)
     return (f"an estimated {high if low == high else f'{low}–{high}'} {name} for {plural(passages, 'passage')}, at "
-            f"the {low_rate}–{high_rate} passages/s measured with {measured} on 2 CPU cores; more cores or a "
+            f"the {rates(low_rate, high_rate)} passages/s measured with {measured} on 2 CPU cores; more cores or a "
             "GPU are faster")

@@ -243,3 +243,14 @@ def test_in_batches_orders_results_and_stops_on_an_error():
     with pytest.raises(RuntimeError, match="batch failed"):
         in_batches(list(range(1000)), 1, run, np.zeros(1000, np.float32), workers=2)
     assert len(ran) < 20
+
+
+def test_a_measured_build_rate_does_not_decide_the_vectors():
+    """An encoder config's `build_rate` (for the hints' estimates) is no part of what an index is checked
+    against: measuring it again never asks for a rebuild; its batch size (int8 bge-small: 1) is."""
+    from qa_baseline.config import encoder_config
+    from qa_baseline.encoders.base import decides
+    cfg = encoder_config("bge-small")
+    unmeasured = {k: v for k, v in cfg.items() if k != "build_rate"}
+    assert "build_rate" in cfg and decides("bge-small", cfg, 384) == decides("bge-small", unmeasured, 384)
+    assert decides("bge-small", {**cfg, "batch_size": 32}, 384) != decides("bge-small", cfg, 384)

@@ -15,8 +15,9 @@ def decides(name: str, cfg: dict[str, Any], dim: int | None) -> dict[str, Any]:
     """What decides the vectors of encoder NAME with config CFG (name, dim and the config; not the engine's
     package versions, which may differ between the machines encoding one corpus): fingerprinted and checked
     when an index is searched. A function of the config, so that an index's freshness is checked without
-    loading the model (the dim then comes from the index's manifest)."""
-    return {"name": name, "dim": dim, **{k: v for k, v in cfg.items() if k not in ("lang", "path")}}
+    loading the model (the dim then comes from the index's manifest). Not the config's `lang`, `path` or
+    `build_rate` (the measured speed that the hints' estimates use)."""
+    return {"name": name, "dim": dim, **{k: v for k, v in cfg.items() if k not in ("lang", "path", "build_rate")}}
 
 
 def missing(name: str, package: str) -> UserError:
