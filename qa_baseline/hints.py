@@ -29,9 +29,9 @@ def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
     return DENSE_RATES["onnx" if cfg.get("engine") == "onnx" else "pytorch"]
 
 
-def rates(slow: int, fast: int) -> str:
-    """A measured range of passages/s as words: `68–73`, or `128` when both ends are one figure."""
-    return f"{slow}" if slow == fast else f"{slow}–{fast}"
+def span(low: object, high: object) -> str:
+    """A range as words: `68–73`, or `128` when both ends read the same."""
+    return f"{low}" if f"{low}" == f"{high}" else f"{low}–{high}"
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -87,6 +87,6 @@ def dense_time(passages: int, encoder: str | None = None) -> str:
     unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
     show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
     low, high = show(fast / unit), show(slow / unit)
-    return (f"an estimated {high if low == high else f'{low}–{high}'} {name} for {plural(passages, 'passage')}, at "
-            f"the {rates(low_rate, high_rate)} passages/s measured with {measured} on 2 CPU cores; more cores or a "
+    return (f"an estimated {span(low, high)} {name} for {plural(passages, 'passage')}, at "
+            f"the {span(low_rate, high_rate)} passages/s measured with {measured} on 2 CPU cores; more cores or a "
             "GPU are faster")

@@ -209,8 +209,8 @@ def _country(ent):
 _PREFECTURE = "北海道|東京都|京都府|大阪府|" + "|".join(f"{name}県" for name in (
     "青森 岩手 宮城 秋田 山形 福島 茨城 栃木 群馬 埼玉 千葉 神奈川 新潟 富山 石川 福井 山梨 長野 岐阜 静岡 愛知 三重 滋賀 兵庫 "
     "奈良 和歌山 鳥取 島根 岡山 広島 山口 徳島 香川 愛媛 高知 福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島 沖縄").split())
-_ADDRESS = re.compile(rf"({_PREFECTURE})((?:[^\W\d_]{{1,6}}?[市区郡町村])*)")
 _MUNICIPALITY = re.compile(r"[^\W\d_]{1,6}?[市区郡町村]")
+_ADDRESS = re.compile(rf"({_PREFECTURE})((?:{_MUNICIPALITY.pattern})*)")
 
 
 def _address_parts(text):

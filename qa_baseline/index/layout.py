@@ -23,7 +23,7 @@ from ..analysis import ANALYZERS
 from ..config import WORKSPACE
 from ..errors import UserError
 from ..fileio import locked, read_json, sha256_file, tidy_dir
-from ..hints import command, dense_rate, dense_time, rates, requires
+from ..hints import command, dense_rate, dense_time, requires, span
 from ..process import threads
 from ..textio import CONTROL, stem
 
@@ -169,7 +169,7 @@ def dense_note(cfg: dict[str, Any], root: str | None = None, encoder: str | None
         if passages := read_manifest(bm25_dir(cfg, analyzer, root, built=True)).get("passages"):
             return f"; it takes {dense_time(passages, encoder)}"
     slow, fast, measured = dense_rate(encoder)
-    return f"; it encodes about {rates(slow, fast)} passages/s, an estimate measured with {measured} on 2 CPU cores"
+    return f"; it encodes about {span(slow, fast)} passages/s, an estimate measured with {measured} on 2 CPU cores"
 
 
 def dense_options(final: str, encoder: str) -> str:
