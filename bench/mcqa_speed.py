@@ -1,13 +1,17 @@
 """MCQA answering speed (questions/s) and accuracy on the shared-en BM25 index over all questions of
 ../shared/data/tasks/mcqa-en/*.csv (1,366 questions, 4 queries each: question + " " + option, k=3), scored with
-qa_baseline.tasks.mcqa.pipeline.option_score / choose, three ways, in one process:
+qa_baseline.tasks.mcqa.pipeline.rule_score / choose, four ways, in one process:
 
-  (a) ours, batched : BM25.search(queries, k) in chunks of pipeline.CHUNK questions, as the mcqa pipeline does
-  (b) ours, per query: BM25.search(queries, k, batch=False) (one Lucene search per query)
+  (a) ours          : BM25.top_scores(queries, k) in chunks of pipeline.CHUNK questions, as the mcqa pipeline
+                      does without --trace (Lucene's top k scores, no stored passages read, on 2 threads)
+  (b) ours, per query: BM25.search(queries, k, batch=False) (one Anserini search per query)
   (c) bm25s         : bm25s.tokenize (English stop words, PyStemmer English stemmer) + bm25s.BM25(k1=0.9, b=0.4,
                       method 'lucene', the default) over the same passages' indexed text (title + "\\n" + contents),
                       retrieve(k=3, n_threads=all cores), same chunks and scoring; hits with score 0 (no query term
                       in the passage, which Lucene would not return) are dropped
+  (d) ours, batched : BM25.search(queries, k): Anserini's batch_search, the pipeline's route before top_scores
+                      (and its route with --trace)
+Every option score of (a) must equal (d)'s: the bench stops otherwise.
 Only search + scoring is timed; bm25s's tokenize + index time is reported separately. Two figures per route:
   cold: one pass in a fresh process (JVM just started, Lucene code not yet JIT-compiled), as one
         `python -m qa_baseline.run` over these questions would see it; median of --cold-repeats children
@@ -40,16 +44,33 @@ from qa_baseline.retrievers import open_retriever
 from qa_baseline.retrievers.base import B, K1
 from qa_baseline.tasks.mcqa import formats, pipeline
 
+CDS = "QA_BASELINE_JVM_CDS"  # on / off: the JVM's class-data-sharing archive (qa_baseline/jvm.py)
 
-def answer(questions, search, k):
-    """Labels chosen for QUESTIONS, querying in chunks as the mcqa pipeline does."""
+
+def answer(questions, top_scores, k, scores=None):
+    """Labels chosen for QUESTIONS, querying in chunks as the mcqa pipeline does (TOP_SCORES(queries, k): per
+    query its top k scores); every option's score is appended to SCORES when given."""
     labels = []
     for start in range(0, len(questions), pipeline.CHUNK):
         chunk = questions[start:start + pipeline.CHUNK]
-        hits = search([f"{q.question} {opt}" for q in chunk for opt in q.options], k)
+        found = top_scores([f"{q.question} {opt}" for q in chunk for opt in q.options], k)
         for i in range(len(chunk)):
-            labels.append(formats.LABELS[pipeline.choose([pipeline.option_score(h, k) for h in hits[4 * i:4 * i + 4]])])
+            options = [pipeline.rule_score(s, k) for s in found[4 * i:4 * i + 4]]
+            labels.append(formats.LABELS[pipeline.choose(options)])
+            if scores is not None:
+                scores.extend(options)
     return labels
+
+
+def scores_of(search):
+    """A top_scores function of a search(queries, k) function that returns hits."""
+    return lambda queries, k: [[score for _, score in hits] for hits in search(queries, k)]
+
+
+def lucene_routes(bm25):
+    """Our routes by their letter (the cold children's --cold-child)."""
+    return {"a": bm25.top_scores, "b": scores_of(lambda qs, k: bm25.search(qs, k, batch=False)),
+            "d": scores_of(bm25.search)}
 
 
 def cpu_s():
@@ -64,7 +85,8 @@ def make_cds_archive(corpus, k):
     from qa_baseline import jvm
     deadline = time.time() + 300
     while not glob.glob(os.path.join(jvm.cache_folder(), "*.jsa")) and time.time() < deadline:
-        run_child([PYTHON, os.path.abspath(__file__), "--corpus", corpus, "--k", str(k), "--cold-child", "a"])
+        run_child([PYTHON, os.path.abspath(__file__), "--corpus", corpus, "--k", str(k), "--cold-child", "a"],
+                  env={CDS: "on"})
         time.sleep(2)
 
 
@@ -83,11 +105,11 @@ def bm25s_route(cfg, threads):
     t2 = time.perf_counter()
     del texts
 
-    def search(queries, k):
+    def top_scores(queries, k):
         tokens = bm25s.tokenize(queries, stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
         docs, scores = retriever.retrieve(tokens, k=k, n_threads=threads, show_progress=False)
-        return [[(ids[d], float(s)) for d, s in zip(dr, sr) if s > 0] for dr, sr in zip(docs.tolist(), scores.tolist())]
-    return search, t1 - t0, t2 - t1
+        return [[float(s) for s in sr if s > 0] for sr in scores.tolist()]
+    return top_scores, t1 - t0, t2 - t1
 
 
 def main():
@@ -97,7 +119,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=3,
                     help="untimed passes per route before the warm passes (default 3: the JIT needs ~20k queries)")
     ap.add_argument("--cold-repeats", type=int, default=3, help="fresh processes per Lucene route (default 3; 0: none)")
-    ap.add_argument("--cold-child", choices=("a", "b"), help=argparse.SUPPRESS)
+    ap.add_argument("--cold-child", choices=("a", "b", "d"), help=argparse.SUPPRESS)
     ap.add_argument("--k", type=int, default=3, help="hits per query (default 3, the published baseline)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="bm25s retrieve n_threads")
     ap.add_argument("--skip-bm25s", action="store_true", help="only routes (a) and (b)")
@@ -109,23 +131,23 @@ def main():
     if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
         print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus], cwd=PROJECT, check=True)
+    if not args.cold_child:  # this process's JVM would list its classes for the archive and, living on, keep
+        os.environ[CDS] = "off"  # make_cds_archive's children from ever finding the lists complete
     started, started_cpu = time.perf_counter(), cpu_s()
     bm25 = open_retriever("bm25", cfg, {"k1": K1, "b": B})  # starts the JVM
     start = {"start_s": time.perf_counter() - started, "start_cpu_s": cpu_s() - started_cpu}
     if args.cold_child:  # one pass in this fresh process, time on stdout
-        search = (lambda qs, k: bm25.search(qs, k)) if args.cold_child == "a" else \
-            (lambda qs, k: bm25.search(qs, k, batch=False))
         t0, c0 = time.perf_counter(), cpu_s()
-        answer(questions, search, args.k)
+        answer(questions, lucene_routes(bm25)[args.cold_child], args.k)
         print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu_s() - c0, **start}))
         return
     if args.cold_repeats:
         make_cds_archive(args.corpus, args.k)
-    cold, starts, cold_cpu = {"a": [], "b": []}, {"cds": [], "no_cds": []}, {}
+    cold, starts, cold_cpu = {"a": [], "b": [], "d": []}, {"cds": [], "no_cds": []}, {}
     for r in range(args.cold_repeats):
-        for side in (("a", "a-no-cds", "b") if r % 2 == 0 else ("b", "a-no-cds", "a")):
+        for side in (("a", "a-no-cds", "b", "d") if r % 2 == 0 else ("d", "b", "a-no-cds", "a")):
             child = run_child([PYTHON, os.path.abspath(__file__), "--corpus", args.corpus, "--k", str(args.k),
-                               "--cold-child", side[0]], env={"QA_BASELINE_JVM_CDS": "off" if "no" in side else "on"})
+                               "--cold-child", side[0]], env={CDS: "off" if "no" in side else "on"})
             result = json.loads(child.last_line())
             if side != "a-no-cds":
                 cold[side].append(result["seconds"])
@@ -134,11 +156,18 @@ def main():
                 starts["no_cds" if "no" in side else "cds"].append(result)
             print(f"  cold {r + 1} ({side}): start {result['start_s']:.2f} s ({result['start_cpu_s']:.2f} s CPU), "
                   f"pass {result['seconds']:.2f} s", file=sys.stderr, flush=True)
-    routes = {"(a) ours, batched BM25.search": lambda qs, k: bm25.search(qs, k),
-              "(b) ours, per query (batch=False)": lambda qs, k: bm25.search(qs, k, batch=False)}
+    ours = lucene_routes(bm25)
+    routes = {"(a) ours, BM25.top_scores (the pipeline)": ours["a"], "(b) ours, per query (batch=False)": ours["b"]}
     if not args.skip_bm25s:
         search, read_s, index_s = bm25s_route(cfg, args.threads)
         routes[f"(c) bm25s, n_threads={args.threads}"] = search
+    routes["(d) ours, batched BM25.search (before)"] = ours["d"]
+    same = [[], []]
+    answer(questions, ours["a"], args.k, same[0])
+    answer(questions, ours["d"], args.k, same[1])
+    if same[0] != same[1]:
+        sys.exit(f"(a) and (d) differ in {sum(x != y for x, y in zip(*same))} of {len(same[0])} option scores")
+    print(f"(a) and (d): all {len(same[0])} option scores equal", flush=True)
     print(f"{len(questions)} questions ({4 * len(questions)} queries, k={args.k}) from {len(files)} files; "
           f"{args.corpus}: {bm25.manifest['passages']} passages; {load_info()}", flush=True)
 
@@ -160,8 +189,7 @@ def main():
 
     gold = [q.gold for q in questions]
     names = list(routes)
-    cold_s = [median(cold["a"]) if cold["a"] else None, median(cold["b"]) if cold["b"] else None]
-    cold_s += [first.get(n) for n in names[2:]]
+    cold_s = [median(cold[n[1]]) if cold.get(n[1]) else first.get(n) if n[1] == "c" else None for n in names]
     rows = []
     for name, c in zip(names, cold_s):
         correct = sum(a == g for a, g in zip(labels[name], gold))
@@ -173,7 +201,7 @@ def main():
     table(["route", "cold s", "cold q/s", "warm s median (min-max)", "warm q/s", "accuracy %",
            "same answer as (a) %"], rows)
     if cold["a"]:
-        print(f"cold (a) runs: {', '.join(f'{x:.2f}' for x in cold['a'])} s; (b): {', '.join(f'{x:.2f}' for x in cold['b'])} s")
+        print("cold runs: " + "; ".join(f"({x}) {', '.join(f'{t:.2f}' for t in cold[x])} s" for x in cold))
     if not args.skip_bm25s:
         print(f"bm25s set-up (not in the timings): read corpus {read_s:.2f} s, tokenize + index {index_s:.2f} s")
     print()
@@ -199,6 +227,9 @@ def main():
         print(f"cold (a) / (b): {cold_s[1] / cold_s[0]:.2f}x" +
               ("" if args.skip_bm25s else f"; cold (a) / (c): {cold_s[2] / cold_s[0]:.2f}x"))
         ratios["cold_a_vs_b"] = cold_s[1] / cold_s[0]
+        ratios["cold_a_vs_d"] = cold_s[-1] / cold_s[0]
+        print(f"cold (a) / (d), the pipeline's route now against before: {ratios['cold_a_vs_d']:.2f}x; "
+              f"warm {median(times[names[-1]]) / median(times[names[0]]):.2f}x")
         if not args.skip_bm25s:
             ratios["cold_a_vs_c"] = cold_s[2] / cold_s[0]
     if cold["a"] and not args.skip_bm25s:  # CPU seconds: less swayed by other jobs than wall time

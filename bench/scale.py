@@ -113,8 +113,8 @@ def answer():
     labels = []
     for start in range(0, len(questions), pipeline.CHUNK):
         chunk = questions[start:start + pipeline.CHUNK]
-        hits = bm25.search([f"{q.question} {o}" for q in chunk for o in q.options], 3)
-        labels += [pipeline.choose([pipeline.option_score(h, 3) for h in hits[4 * i:4 * i + 4]]) for i in range(len(chunk))]
+        found = bm25.top_scores([f"{q.question} {o}" for q in chunk for o in q.options], 3)  # as the pipeline
+        labels += [pipeline.choose([pipeline.rule_score(s, 3) for s in found[4 * i:4 * i + 4]]) for i in range(len(chunk))]
     return labels
 t1 = time.perf_counter()
 answer()

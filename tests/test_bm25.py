@@ -9,7 +9,9 @@ import pytest
 from conftest import FIXTURES
 from qa_baseline import jvm
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.retrievers.bm25 import BATCH_MAX_K
+from qa_baseline.config import corpus_config
+from qa_baseline.index.lucene import build_bm25
+from qa_baseline.retrievers.bm25 import BATCH_MAX_K, anserini_scores
 
 
 def lucene_tokens(text):
@@ -79,3 +81,56 @@ def test_title_is_indexed_and_returned(tiny_cfg):
     r = open_retriever("bm25", tiny_cfg, {})
     assert r.search(["moon"], k=1)[0][0][0] == "d4"
     assert r.title("d4") == "Moon"
+
+
+def test_top_scores_are_the_scores_of_search(tiny_cfg, index_root, tmp_path):
+    """top_scores (Lucene's own top k, no stored passages read, on threads) gives search's scores, ties too:
+    passages with equal text score equal, and Anserini lowers each tied score by 1e-6 per place."""
+    queries = ["cat milk", "sun light", "water ice", "nothing matches zzz", "", "iron magnet iron", "the cat"]
+    r = open_retriever("bm25", tiny_cfg, {})
+    for k in (1, 3, 10):
+        assert r.top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
+    assert r.top_scores([], 3) == []
+    src = tmp_path / "ties.jsonl"
+    docs = [("t1", "Salt", "Salt is sodium chloride."), ("t2", "Salt", "Salt is sodium chloride."),
+            ("t3", "Salt", "Salt is sodium chloride."), ("t4", "Sea", "Sea water holds salt."),
+            ("t5", "Rock", "Rock salt is mined.")]
+    src.write_text("".join(json.dumps({"id": i, "title": t, "contents": c}) + "\n" for i, t, c in docs))
+    cfg = corpus_config(str(src))
+    build_bm25(cfg)
+    r = open_retriever("bm25", cfg, {})
+    hits = r.search(["sodium chloride salt"], 5)[0]
+    assert [d for d, _ in hits[:3]] == ["t1", "t2", "t3"]
+    assert hits[0][1] - hits[1][1] == pytest.approx(1e-6, abs=2e-7) and hits[1][1] - hits[2][1] == pytest.approx(1e-6, abs=2e-7)
+    queries = ["sodium chloride salt", "salt", "sea salt", "rock", "salt salt water"]
+    for k in (1, 2, 3, 5):
+        assert r.top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
+
+
+def test_anserini_scores_as_anserinis_reranker(tiny_cfg):
+    """anserini_scores against Anserini's ScoreTiesAdjusterReranker itself, on 2,000 ranked lists with ties,
+    near ties and scores half-way between two rounded values."""
+    autoclass = jvm.start()
+    from jnius import cast
+    r = open_retriever("bm25", tiny_cfg, {})
+    reader = autoclass("org.apache.lucene.index.DirectoryReader").open(autoclass("org.apache.lucene.store.FSDirectory").open(
+        autoclass("java.io.File")(os.path.join(r.index_dir, "lucene")).toPath()))
+    searcher = autoclass("org.apache.lucene.search.IndexSearcher")(cast("org.apache.lucene.index.IndexReader", reader))
+    ScoreDoc, TopDocs = autoclass("org.apache.lucene.search.ScoreDoc"), autoclass("org.apache.lucene.search.TopDocs")
+    hits = autoclass("org.apache.lucene.search.TotalHits")(6, autoclass("org.apache.lucene.search.TotalHits$Relation").EQUAL_TO)
+    ties = autoclass("io.anserini.rerank.lib.ScoreTiesAdjusterReranker")()
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        s = rng.uniform(0, 30, rng.integers(1, 7))
+        for i in range(1, len(s)):
+            if rng.random() < 0.5:
+                s[i] = s[i - 1] - rng.choice([0, 0, 1e-5, 5e-5, 1e-4, 1.5e-4])
+        if rng.random() < 0.3:
+            s = (np.floor(s * 1e4) + 0.5) / 1e4
+        scores = sorted((float(np.float32(x)) for x in s), reverse=True)
+        docs = autoclass("io.anserini.search.ScoredDocs").fromTopDocs(
+            TopDocs(hits, [ScoreDoc(i, x) for i, x in enumerate(scores)]), searcher)
+        assert anserini_scores(scores) == list(ties.rerank(docs, None).scores), scores
+    # rounded in double precision: 16.17864990234375 * 1e4 is below the half, though in float it is the half
+    assert anserini_scores([16.17864990234375]) == [float(np.float32(16.1786))]
+    reader.close()

@@ -70,8 +70,10 @@ def test_chinese_analyzers(index_root, tmp_path, analyzer, query, first):
     cfg = corpus_config(str(src), lang="zh")
     assert cfg["analyzer"] == "cjk"
     build_bm25(cfg, analyzer=analyzer)
-    hits = open_retriever("bm25", cfg, {"analyzer": analyzer}).search([query], k=3)[0]
+    retriever = open_retriever("bm25", cfg, {"analyzer": analyzer})
+    hits = retriever.search([query], k=3)[0]
     assert hits[0][0] == first and all(d != "z3" for d, _ in hits)
+    assert retriever.top_scores([query], 3) == [[s for _, s in hits]]  # the same analysis (jieba: in Python)
 
 
 def test_corpus_files_of_one_name_never_share_an_index(tmp_path, monkeypatch):

@@ -144,6 +144,23 @@ def test_pipeline_on_hand_made_corpus(tiny_cfg, tmp_path):
                                                   "title": "Iron"}
 
 
+@pytest.mark.parametrize("data", [SAMPLE, "ties"])
+def test_rule_without_trace_answers_as_with_it(tiny_cfg, tmp_path, monkeypatch, data):
+    """Without --trace the rule reads only the top scores (BM25.top_scores), never the hits: same answers."""
+    from qa_baseline.retrievers.bm25 import BM25
+    if data == "ties":  # an option without hits, a four-way tie, one option that finds more than another
+        data = write(tmp_path, '1,"Which?","qwerty","zxcvb","asdf","cat"\n2,"What is frozen water?","qwerty","zxcvb",'
+                               '"asdf","uiop"\n3,"What attracts iron?","a magnet","milk","the sun","ice"\n', "t.csv")
+    submissions = []
+    for trace in (True, False):
+        if not trace:
+            monkeypatch.setattr(BM25, "search", lambda *a, **k: pytest.fail("the rule searched for hits"))
+        _, result = run_sample(tiny_cfg, tmp_path / str(trace), data, trace=trace)
+        with open(result["files"]["submission"], encoding="utf-8") as f:
+            submissions.append(f.read())
+    assert submissions[0] == submissions[1] and len(submissions[0].splitlines()) in (3, 4)
+
+
 def test_no_hit_option_scores_zero_and_tie_goes_first(tiny_cfg, tmp_path):
     data = write(tmp_path, '1,"Which?","qwerty","zxcvb","asdf","cat"\n'   # only D finds anything
                            '2,"What is frozen water?","qwerty","zxcvb","asdf","uiop"\n', "t.csv")  # 4-way tie

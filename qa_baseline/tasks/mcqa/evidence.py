@@ -61,8 +61,13 @@ def gather(questions: Sequence[Question], parts: Mapping[str, Retriever], n: int
 
 
 def option_score(hits: Sequence[Hit], n: int) -> float:
-    """The published rule: mean score of the top n hits, 0.0 when there are none."""
-    top = [score for _, score in hits[:n]]
+    """The published rule over an option query's hits: rule_score of their scores."""
+    return rule_score([score for _, score in hits], n)
+
+
+def rule_score(scores: Sequence[float], n: int) -> float:
+    """The published rule: mean of the top n scores of an option query's hits, 0.0 when there are none."""
+    top = scores[:n]
     return sum(top) / len(top) if top else 0.0
 
 

@@ -14,7 +14,8 @@ from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...errors import UserError
 from ..base import Prediction
-from .evidence import choose, option_score
+from ...retrievers import top_scores
+from .evidence import choose, option_score, rule_score  # noqa: F401  (benches and tests: pipeline.option_score)
 from .formats import LABELS, Question
 
 if TYPE_CHECKING:
@@ -35,16 +36,20 @@ def predict(questions: Sequence[Question], components: Mapping[str, Any], settin
     with tqdm(total=len(questions), desc="questions", unit=" q", disable=None) as bar:
         for start in range(0, len(questions), CHUNK):
             chunk = questions[start:start + CHUNK]
-            hits = retriever.search([f"{q.question} {opt}" for q in chunk for opt in q.options], k=n)
+            queries = [f"{q.question} {opt}" for q in chunk for opt in q.options]
+            if settings.trace:  # the trace shows each option's hits
+                hits = retriever.search(queries, k=n)
+                found = [[score for _, score in h] for h in hits]
+            else:
+                found = top_scores(retriever, queries, n)
             for i, q in enumerate(chunk):
-                option_hits = hits[4 * i:4 * i + 4]
-                scores = [option_score(h, n) for h in option_hits]
+                scores = [rule_score(s, n) for s in found[4 * i:4 * i + 4]]
                 answers[q.id] = LABELS[choose(scores)]
                 if settings.trace:
                     trace.append({"id": q.id, "question": q.question, "answer": answers[q.id],
                                   "options": [{"label": label, "text": opt, "score": s,
                                                "hits": [{"docid": d, "score": sc, "title": retriever.title(d)}
                                                         for d, sc in h]}
-                                              for label, opt, s, h in zip(LABELS, q.options, scores, option_hits)]})
+                                              for label, opt, s, h in zip(LABELS, q.options, scores, hits[4 * i:4 * i + 4])]})
             bar.update(len(chunk))
     return Prediction(answers, settings={"n": n}, trace=trace if settings.trace else None)
