@@ -134,3 +134,13 @@ def test_anserini_scores_as_anserinis_reranker(tiny_cfg):
     # rounded in double precision: 16.17864990234375 * 1e4 is below the half, though in float it is the half
     assert anserini_scores([16.17864990234375]) == [float(np.float32(16.1786))]
     reader.close()
+
+
+def test_a_query_of_more_than_1024_terms_is_scored(tiny_cfg):
+    """Lucene's default limit of 1,024 clauses would stop the run with a Java error; the words that match
+    nothing add nothing, so the long query scores as its one matching word."""
+    r = open_retriever("bm25", tiny_cfg, {})
+    long = "cat " + " ".join(f"w{i}x" for i in range(1500))
+    assert len(set(lucene_tokens(long))) > 1024
+    assert r.search([long, "cat"], 3) == [r.search(["cat"], 3)[0]] * 2 == r.search([long], 3, batch=False) * 2
+    assert r.top_scores([long], 3) == [[s for _, s in r.search(["cat"], 3)[0]]]

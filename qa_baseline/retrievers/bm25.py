@@ -15,6 +15,9 @@ from ..index.layout import bm25_dir, bm25_options, open_index
 from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10
+# Lucene refuses a query of more than 1,024 terms (IndexSearcher.TooManyClauses): a long question, or a Chinese
+# one of 1,000 characters (as many bigrams), would stop the run; its full query is scored instead
+MAX_CLAUSES = 1 << 16
 
 
 class BM25:
@@ -26,6 +29,7 @@ class BM25:
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer, built=True)
         autoclass = jvm.start()
         Searcher = autoclass("io.anserini.search.SimpleSearcher")
+        autoclass("org.apache.lucene.search.IndexSearcher").setMaxClauseCount(MAX_CLAUSES)  # for every searcher
 
         def searcher(folder, manifest):  # a damaged index (a missing or corrupt Lucene file) raises here
             lucene = os.path.join(folder, "lucene")
