@@ -175,6 +175,25 @@ def test_keep_if_better_keeps_a_model_only_where_it_wins(learner):
         learned.choose_model(wins[:3], learner, names)
 
 
+def test_logistic_c_is_chosen_on_held_out_folds_of_the_training_questions():
+    """A clean signal: every C answers all held-out questions, and the tie goes to the largest C. A weak signal
+    among many noise features: the Cs' held-out counts differ, and fit takes the best of them."""
+    clean, _ = items([1, 2, 3, 0] * 10, "dense_z")
+    assert {learned.heldout(clean, "logistic", C=c) for c in learned.C_GRID} == {40}
+    assert learned.fit(clean, "logistic").options["C"] == max(learned.C_GRID)
+    rng = np.random.default_rng(1)
+    weak = []
+    for g in [0, 1, 2, 3] * 15:
+        X = rng.normal(size=(4, 20))
+        X[g, 0] += 0.8
+        weak.append(learned.Item(X, g))
+    right = {c: learned.heldout(weak, "logistic", C=c) for c in learned.C_GRID}
+    assert len(set(right.values())) > 1
+    chosen = learned.fit(weak, "logistic").options["C"]
+    assert right[chosen] == max(right.values()) and chosen == max(c for c in right if right[c] == right[chosen])
+    assert learned.fit(clean[:9], "logistic").options["C"] == 1.0  # too few questions for folds: C 1
+
+
 def test_overlap_and_feature_names():
     assert learned.overlap("Which metal does a magnet attract?", "the magnet metal") == pytest.approx(2 / 3)
     assert learned.overlap("天空是蓝色的", "蓝天") == 1.0 and learned.overlap("q", "") == 0.0
