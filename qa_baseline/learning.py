@@ -128,19 +128,25 @@ def split(items: Sequence[T], k: int, fold: int) -> tuple[list[T], list[T]]:
             [x for i, x in enumerate(items) if fold_of(i, k) == fold])
 
 
+def heldout(items: Sequence[T], k: int, fit: Callable[[Sequence[T]], M | None], value: Callable[[M, list[T]], float],
+            fallback: Any = None) -> float:
+    """The mean over ITEMS of VALUE(model, held items), each model FIT on the other K-1 folds of ITEMS (FALLBACK
+    where FIT returns None)."""
+    total = []
+    for f in range(k):
+        train, held = split(items, k, f)
+        model = fit(train)
+        total.append(value(fallback if model is None else model, held) * len(held))
+    return sum(total) / len(items)
+
+
 def keep_if_better(items: Sequence[T], k: int, baseline: M, fit: Callable[[Sequence[T]], M | None],
                    value: Callable[[M, list[T]], float]) -> tuple[M, tuple[float, float]]:
     """BASELINE, or FIT(ITEMS) where a model fitted on K-1 folds beats BASELINE on the held-out fold, over the K
     folds of ITEMS. FIT returns a model or None (one it cannot fit: BASELINE stands in); VALUE(model, held
     items) is the mean value on them (higher is better). Returns (the model kept, (BASELINE's value, the
     fitted models' value)), each value the mean over all ITEMS."""
-    base, fitted = [], []
-    for f in range(k):
-        train, held = split(items, k, f)
-        model = fit(train)
-        base.append(value(baseline, held) * len(held))
-        fitted.append(value(baseline if model is None else model, held) * len(held))
-    cv = sum(base) / len(items), sum(fitted) / len(items)
+    cv = heldout(items, k, lambda _: baseline, value), heldout(items, k, fit, value, baseline)
     if cv[1] > cv[0]:
         model = fit(items)
         if model is not None:

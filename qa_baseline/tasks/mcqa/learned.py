@@ -136,12 +136,9 @@ def fit(items: Sequence[Item], learner: str) -> Any:
 
 def heldout(items: Sequence[Item], learner: str, **options: Any) -> int:
     """Questions of ITEMS answered right by models of LEARNER (with OPTIONS) fitted on the other folds."""
-    right = 0
-    for f in range(FOLDS):
-        train, held = learning.split(items, FOLDS, f)
-        model = _fit(train, learner, **options)
-        right += round(accuracy(model, held, ()) * len(held)) if model is not None else 0
-    return right
+    mean = learning.heldout(items, FOLDS, lambda train: _fit(train, learner, **options),
+                            lambda model, held: accuracy(model, held, ()) if model is not None else 0.0)
+    return round(mean * len(items))
 
 
 def _fit(items: Sequence[Item], learner: str, **options: Any) -> Any:
