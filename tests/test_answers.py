@@ -60,6 +60,11 @@ def test_answer_type(question, lang, name, labels, unit):
     ("それは犬ですか猫ですか", "ja", ("それは犬", "猫")),  # です before か is not an option's either
     ("赤か青か", "ja", ("赤", "青")),
     ("日本の首都はどこですか", "ja", ()),
+    ("停止線と矢印のマークとでは、どちらが摩耗が進みやすいですか?", "ja", ("停止線", "矢印のマーク")),
+    ("恭順策を実行に移した人物とは、勝海舟と誰?", "ja", ()),  # the topic's とは, then one name: not a choice
+    ("「蛍の光」はもともとどこの民謡ですか？", "ja", ()),  # もともと is no list
+    ("楽団員からはマーラーのどんな態度が嫌われたか", "ja", ()),  # nor か in から
+    ("落語家とは落語家社会の中でようやく何とみなされる？", "ja", ()),
     ("Which is older, Rome or Athens?", "en", ("Rome", "Athens")),
     ("Who wrote Hamlet?", "en", ()),
 ])

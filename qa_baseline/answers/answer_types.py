@@ -218,6 +218,8 @@ _JA_PAIR = [re.compile(r"(.+?)(?:です|でした)?か[？?、]\s*(.+?)(?:です
             re.compile(r"^(?!.*(?:何|誰|だれ|どこ|いつ|どれ|どの|いくつ|いくら))(.+?)(?:です|でした)?か([^、。]+?)(?:です|でした)?か"
                        r"[？?。]?\s*$")]
 _JA_SPLIT = re.compile(r"と|[、，,]")
+_JA_KANA = re.compile(r"[\u3040-\u309f]+")  # hiragana only
+_JA_PARTICLES = set("はもらでにをがのへやと")  # what an option never starts with
 _JA_STRIP = "「」『』\"'（）() 　"
 _EN_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?[,:]\s*(.+?)\s*\?*\s*$", re.I)
 _EN_SPLIT = re.compile(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.I)
@@ -230,9 +232,13 @@ def choices(question: str, lang: str) -> tuple[str, ...]:
     alternatives of "AですかBですか" / "AかBか"; English: "..., X or Y?" with which / who / what."""
     q = question.strip()
     if lang == "ja":
-        lists = (_JA_SPLIT.split(m.group(1)) for m in map(lambda p: p.search(q), _JA_LIST) if m)
+        # a list ends a topic marked とは (人物とは、勝海舟と誰: the answer is not 勝海舟)
+        lists = (_JA_SPLIT.split(m.group(1).rsplit("とは", 1)[-1]) for m in map(lambda p: p.search(q), _JA_LIST) if m)
         pairs = ([m.group(1), m.group(2)] for m in map(lambda p: p.search(q), _JA_PAIR) if m)
         parts = [x.strip(_JA_STRIP) for x in next(lists, None) or next(pairs, None) or ()]
+        parts = [x for x in parts if not _JA_KANA.fullmatch(x)]  # particles left by the split (停止線と…とでは)
+        if any(x[:1] in _JA_PARTICLES for x in parts):
+            return ()  # a と or か inside a word (もともと, 楽団員からは): no list
     else:
         m = _EN_CHOICE.search(q)
         if not m or not re.search(r"\bor\b", m.group(1), re.I):
