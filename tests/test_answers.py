@@ -43,6 +43,8 @@ def test_japanese_numbers_dates_quantities():
     ("1879年のコレラによる死亡者は何人ですか?", "ja", "count", {"CARDINAL", "QUANTITY"}, "人"),
     ("卵のサイズはどれくらいですか?", "ja", "measure", {"QUANTITY", "CARDINAL", "DATE", "TIME", "PERCENT", "MONEY"}, ""),
     ("卵は何色ですか?", "ja", "色", set(), "色"),  # the head 色 has a fine type (Color_Other): named by it
+    ("2002年ワールドカップ開催国は？", "ja", "国", {"GPE", "LOC", "FAC"}, ""),  # named by the known head, not プ開催国
+    ("オペラ「魔笛」の作曲者は？", "ja", "者", {"PERSON"}, ""),
     ("マルセルはどこで洗礼を受けたか。", "ja", "place", {"GPE", "LOC", "FAC", "ORG"}, ""),
 ])
 def test_answer_type(question, lang, name, labels, unit):

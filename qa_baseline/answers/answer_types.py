@@ -136,12 +136,13 @@ _JA_WHOLE = set("本書石変乱星都区地河社人木草花病虫法歌曲絵
                                                              # (日本, 方法): only matched as the whole noun
 
 
-def _ja_head(noun: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """(OntoNotes labels, ENE labels) of a Japanese head noun by its longest known ending, None when unknown."""
+def _ja_head(noun: str) -> tuple[frozenset[str], frozenset[str], str] | None:
+    """(OntoNotes labels, ENE labels, the ending) of a Japanese head noun by its longest known ending (開催国 ->
+    国), None when unknown."""
     for n in range(min(len(noun), _JA_HEAD_LONGEST), 0, -1):
         end = noun[-n:]
         if end in _JA_HEAD_OF and (n > 1 or end not in _JA_WHOLE or noun == end):
-            return _JA_HEAD_OF[end]
+            return (*_JA_HEAD_OF[end], end)
     return None
 
 
@@ -196,7 +197,7 @@ def _japanese(question):
     topic = _JA_TOPIC.search(question)
     found = _ja_head(topic.group(1)) if topic else None
     if topic and found:
-        return AnswerType(topic.group(1)[-4:], *found[:1], suffix, found[1])
+        return AnswerType(found[2], found[0], suffix, found[1])
     return AnswerType("suffix", frozenset(), suffix) if suffix else UNTYPED
 
 
@@ -205,7 +206,7 @@ def _head_type(question: str, suffix: str) -> AnswerType | None:
     for m in _JA_HEAD.finditer(question):
         found = _ja_head(m.group(1))
         if found:
-            return AnswerType(m.group(1), found[0], suffix, found[1])
+            return AnswerType(found[2], found[0], suffix, found[1])
     return None
 
 
