@@ -65,8 +65,9 @@ def test_answer_type(question, lang, name, labels, unit):
     ("停止線と矢印のマークとでは、どちらが摩耗が進みやすいですか?", "ja", ("停止線", "矢印のマーク")),
     ("恭順策を実行に移した人物とは、勝海舟と誰?", "ja", ()),  # the topic's とは, then one name: not a choice
     ("「蛍の光」はもともとどこの民謡ですか？", "ja", ()),  # もともと is no list
-    ("楽団員からはマーラーのどんな態度が嫌われたか", "ja", ()),  # nor か in から
+    ("楽団員からはマーラーのどんな態度が嫌われたか", "ja", ()),  # nor か in から before a wh-word
     ("落語家とは落語家社会の中でようやく何とみなされる？", "ja", ()),
+    ("にんじんとたまねぎのどちらが甘い？", "ja", ("にんじん", "たまねぎ")),  # options in hiragana stay
     ("Which is older, Rome or Athens?", "en", ("Rome", "Athens")),
     ("Who wrote Hamlet?", "en", ()),
 ])

@@ -216,11 +216,10 @@ _JA_LIST = [re.compile(r"(.+?)(?:の)?(?:うち|中で|なかで|いずれ)"),
             re.compile(r"(.+?)(?:[はでの、]\s*)?(?:どちら|どっち)"),
             re.compile(r"(.+と.+?)と[、，]?\s*(?:誰|だれ|何|どれ|どこ)")]
 _JA_PAIR = [re.compile(r"(.+?)(?:です|でした)?か[？?、]\s*(.+?)(?:です|でした)?か[？?。]?\s*$"),
-            re.compile(r"^(?!.*(?:何|誰|だれ|どこ|いつ|どれ|どの|いくつ|いくら))(.+?)(?:です|でした)?か([^、。]+?)(?:です|でした)?か"
+            re.compile(r"^(?!.*(?:何|誰|だれ|どこ|いつ|どれ|どの|どんな|どう|いくつ|いくら))(.+?)(?:です|でした)?か([^、。]+?)(?:です|でした)?か"
                        r"[？?。]?\s*$")]
 _JA_SPLIT = re.compile(r"と|[、，,]")
-_JA_KANA = re.compile(r"[\u3040-\u309f]+")  # hiragana only
-_JA_PARTICLES = set("はもらでにをがのへやと")  # what an option never starts with
+_JA_PARTICLE = re.compile(r"[\u3040-\u309f]{1,2}")  # one or two hiragana: a particle (では, も), not an option
 _JA_STRIP = "「」『』\"'（）() 　"
 _EN_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?[,:]\s*(.+?)\s*\?*\s*$", re.I)
 _EN_SPLIT = re.compile(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.I)
@@ -237,9 +236,7 @@ def choices(question: str, lang: str) -> tuple[str, ...]:
         lists = (_JA_SPLIT.split(m.group(1).rsplit("とは", 1)[-1]) for m in map(lambda p: p.search(q), _JA_LIST) if m)
         pairs = ([m.group(1), m.group(2)] for m in map(lambda p: p.search(q), _JA_PAIR) if m)
         parts = [x.strip(_JA_STRIP) for x in next(lists, None) or next(pairs, None) or ()]
-        parts = [x for x in parts if not _JA_KANA.fullmatch(x)]  # particles left by the split (停止線と…とでは)
-        if any(x[:1] in _JA_PARTICLES for x in parts):
-            return ()  # a と or か inside a word (もともと, 楽団員からは): no list
+        parts = [x for x in parts if not _JA_PARTICLE.fullmatch(x)]  # left by the split (…とでは, もともと)
     else:
         m = _EN_CHOICE.search(q)
         if not m or not re.search(r"\bor\b", m.group(1), re.I):
