@@ -232,7 +232,7 @@ def choices(question: str, lang: str) -> tuple[str, ...]:
     alternatives of "AですかBですか" / "AかBか"; English: "..., X or Y?" with which / who / what."""
     q = question.strip()
     if lang == "ja":
-        # a list ends a topic marked とは (人物とは、勝海舟と誰: the answer is not 勝海舟)
+        # the list is what follows a topic marked とは (人物とは、勝海舟と誰: one name, no list)
         lists = (_JA_SPLIT.split(m.group(1).rsplit("とは", 1)[-1]) for m in map(lambda p: p.search(q), _JA_LIST) if m)
         pairs = ([m.group(1), m.group(2)] for m in map(lambda p: p.search(q), _JA_PAIR) if m)
         parts = [x.strip(_JA_STRIP) for x in next(lists, None) or next(pairs, None) or ()]
