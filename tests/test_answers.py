@@ -1,4 +1,5 @@
 """The short-answer extraction stage (qa_baseline/answers) and the openqa-en / qac pipelines built on it."""
+import math
 import json
 import os
 from pathlib import Path
@@ -260,6 +261,18 @@ def test_threshold_and_ratio_are_fitted():
     assert answered == [bool(g) for _, g in groups]
     chosen = model.decide(groups[0][0], lists=True)[0]
     assert [c.text for c in chosen] == ["a0", "b0"]
+
+
+def test_learned_scorer_sees_each_graded_feature_ranked_within_its_question():
+    cands = [_cand("a", evidence=0.8, support=2.0, closeness=0.1), _cand("b", evidence=0.3, support=2.0, closeness=0.4),
+             _cand("c", evidence=0.9, support=1.0, closeness=0.4)]
+    X = scorers.matrix(cands)
+    assert X.shape == (3, len(scorers.NAMES)) and X[0, 0] == 2.0  # vector(features) first
+    rank = {k: [round(math.expm1(x)) for x in X[:, scorers.NAMES.index(f"rank_{k}")]]
+            for k in ("evidence", "support", "closeness")}
+    assert rank == {"evidence": [1, 2, 0], "support": [0, 1, 2], "closeness": [2, 0, 1]}  # ties in list order
+    # the same evidence ranks first in one question and last in another: the rank, not the value, is kept
+    assert scorers.matrix(cands[:1])[0, scorers.NAMES.index("rank_evidence")] == 0.0
 
 
 def test_learned_scorer_only_where_it_beats_the_rule():

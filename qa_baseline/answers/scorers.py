@@ -9,9 +9,9 @@ Scorers (score(candidates) -> one positive number per candidate):
   repeats the question is a poor answer), times 0.7 when it only occurs inside longer mentions, times 0.5
   when longer than 40 characters; for a choice question, times 3 for an option (no q_overlap factor) and
   0.3 for any other candidate.
-- `learned`: a model over FEATURES plus log(evidence), log(support) and the rule score, labels 1 for
-  candidates equal to a gold answer after `metrics.normalize`, learned from each question's best TRAIN_TOP
-  candidates: `logistic` (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score
+- `learned`: a model over FEATURES plus log(evidence), log(support), the rule score and each GRADED feature's
+  rank among the question's candidates (`matrix`), labels 1 for candidates equal to a gold answer after
+  `metrics.normalize`, learned from each question's best TRAIN_TOP candidates: `logistic` (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score
   the probability) or `lambdamart` (LightGBM lambdarank over the questions' lists; its score the logistic
   function of the ranking score). `--learner` says which are tried (LEARNERS; logistic by default: LambdaMART
   did not beat it on the dev files). One is kept only when its MRR beats the rule's on held-out folds of the
@@ -89,6 +89,24 @@ def vector(f: Mapping[str, float]) -> list[float]:
                                        rule_score(f)]
 
 
+# the graded features (neither 0/1 nor the same for all of a question's candidates): a learned scorer also sees
+# each one's rank among the question's candidates, since a value means little alone (evidence 0.8 is the best
+# of one question and the tenth of another); ranks, not values over the best, kept more answers at the top
+GRADED = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "window", "best_sentence",
+          "order", "marker", "q_overlap", "length", "documents", "best_evidence", "mean_match")
+_GRADED_COLUMNS = [FEATURES.index(k) for k in GRADED]
+NAMES = [*FEATURES, "log_evidence", "log_support", "rule", *(f"rank_{k}" for k in GRADED)]  # matrix()'s columns
+
+
+def matrix(cands: Sequence[Candidate]) -> np.ndarray:
+    """The rows a learned scorer sees for one question's candidates (all of them, in their list's order):
+    vector(features), then for each GRADED feature log(1 + its rank among them), 0 for the highest value,
+    equal values ranked in the list's order."""
+    X = np.array([vector(c.features) for c in cands])
+    ranks = np.argsort(np.argsort(-X[:, _GRADED_COLUMNS], axis=0, kind="stable"), axis=0, kind="stable")
+    return np.hstack([X, np.log1p(ranks)])
+
+
 def _lr() -> Any:
     return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
 
@@ -119,38 +137,36 @@ class LearnedScorer:
     @classmethod
     def fit(cls, groups: Sequence[Group], kind: str = "logistic") -> LearnedScorer | None:
         """GROUPS: [(candidates, gold)] with gold a list of gold answers, each a list of spellings."""
-        X: list[list[float]] = []
+        X: list[np.ndarray] = []
         y: list[int] = []
         sizes: list[int] = []
         for cands, gold in groups:
-            cands = cands[:TRAIN_TOP]
-            labels = _labels(cands, gold)
-            if kind != "logistic" and not any(labels):
+            labels = _labels(cands[:TRAIN_TOP], gold)
+            if not cands or kind != "logistic" and not any(labels):
                 continue  # a list without an answer teaches a ranker nothing
-            X.extend(vector(c.features) for c in cands)
+            X.append(matrix(cands)[:TRAIN_TOP])  # relative to all of the question's candidates, as in score()
             y.extend(labels)
-            sizes.append(len(cands))
+            sizes.append(len(labels))
         if not learning.two_classes(y):
             return None
         model = _lr() if kind == "logistic" else learning.make(kind)
-        return cls(model.fit(np.array(X), np.array(y), sizes), kind)
+        return cls(model.fit(np.vstack(X), np.array(y), sizes), kind)
 
     def score(self, cands: Sequence[Candidate]) -> list[float]:
         if not cands:
             return []
-        X = np.array([vector(c.features) for c in cands])
+        X = matrix(cands)
         if self.kind == "logistic":
             return list(self.model.probability(X))
         return list(1.0 / (1.0 + np.exp(-self.model.score(X))))
 
     def params(self) -> dict[str, Any]:
-        names = list(FEATURES) + ["log_evidence", "log_support", "rule"]
         if self.kind != "logistic":
-            gains = sorted(zip(self.model.importances(), names), key=lambda x: (-x[0], x[1]))
+            gains = sorted(zip(self.model.importances(), NAMES), key=lambda x: (-x[0], x[1]))
             return {"scorer": "learned", "kind": self.kind,
                     "gain": {n: round(float(g), 2) for g, n in gains[:10] if g > 0}}
         return {"scorer": "learned", "kind": self.kind,
-                "weights": {n: round(float(w), 4) for n, w in zip(names, self.model.coefficients())},
+                "weights": {n: round(float(w), 4) for n, w in zip(NAMES, self.model.coefficients())},
                 "intercept": round(float(self.model.intercept()), 4)}
 
 
