@@ -25,9 +25,9 @@ HEAVY = {"unchanged": ["--out", "{tmp}/unchanged.json"], "dbqa_speed": [], "dens
          "index_throughput": [], "ingest_memory": [], "ray_encode": [],
          "ray_encode ": ["--passages", "5114", "--shard-size", "8192", "--actors", "1,2", "--no-local"],
          "kb_build": [], "scale": [], "reliability ": [], "mcqa_fusion": [], "mcqa_fusion ": ["--task", "mcqa-zh"],
-         "qac_speed": [], "fold_orders": ["--", "--task", "qac-2", "--data", "../shared/data/tasks/qac/ja-task2-dev.tsv",
-                                          "--corpus", "ja-qac", "--folds", "5"]}  # a trailing space: the same
-# script, other arguments
+         "qac_speed": [],
+         "fold_orders": ["--", "--task", "qac-2", "--data", "../shared/data/tasks/qac/ja-task2-dev.tsv",
+                         "--corpus", "ja-qac", "--folds", "5"]}  # a trailing space: the same script, other arguments
 
 
 def commit() -> str:

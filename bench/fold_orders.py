@@ -19,7 +19,7 @@ from qa_baseline import run
 from qa_baseline.answers.stage import fit_models
 from qa_baseline.corpus.segment import document_id
 from qa_baseline.tasks.qac import pipeline
-from qa_baseline.tasks.qac.formats import read_gold, score
+from qa_baseline.tasks.qac.formats import TASK1_MAX, read_gold, score
 
 
 def collect(argv):
@@ -54,7 +54,7 @@ def refit(kept, order):
                            **kept["options"])
     answers = {}
     for i, model in zip(order, models):
-        chosen, _, _ = model.decide(kept["cands"][i], k=5, lists=kept["lists"])
+        chosen, _, _ = model.decide(kept["cands"][i], k=TASK1_MAX, lists=kept["lists"])
         answers[kept["questions"][i].qid] = [(c.text, document_id(c.docid, kept["corpus"])) for c in chosen]
     return score(read_gold(kept["data"]), answers, kept["task"])["metrics"]
 

@@ -1,6 +1,6 @@
 """The short-answer extraction stage (qa_baseline/answers) and the openqa-en / qac pipelines built on it."""
-import math
 import json
+import math
 import os
 from pathlib import Path
 
@@ -271,7 +271,7 @@ def test_learned_scorer_sees_each_graded_feature_ranked_within_its_question():
     rank = {k: [round(math.expm1(x)) for x in X[:, scorers.NAMES.index(f"rank_{k}")]]
             for k in ("evidence", "support", "closeness")}
     assert rank == {"evidence": [1, 2, 0], "support": [0, 1, 2], "closeness": [2, 0, 1]}  # ties in list order
-    # the same evidence ranks first in one question and last in another: the rank, not the value, is kept
+    # the same evidence (0.8) ranks second among these three and first alone: ranks are within the question
     assert scorers.matrix(cands[:1])[0, scorers.NAMES.index("rank_evidence")] == 0.0
 
 

@@ -11,9 +11,10 @@ Scorers (score(candidates) -> one positive number per candidate):
   0.3 for any other candidate.
 - `learned`: a model over FEATURES plus log(evidence), log(support), the rule score and each GRADED feature's
   rank among the question's candidates (`matrix`), labels 1 for candidates equal to a gold answer after
-  `metrics.normalize`, learned from each question's best TRAIN_TOP candidates: `logistic` (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score
-  the probability) or `lambdamart` (LightGBM lambdarank over the questions' lists; its score the logistic
-  function of the ranking score). `--learner` says which are tried (LEARNERS; logistic by default: LambdaMART
+  `metrics.normalize`, learned from each question's best TRAIN_TOP candidates: `logistic`
+  (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score the probability) or
+  `lambdamart` (LightGBM lambdarank over the questions' lists; its score the logistic function of the ranking
+  score). `--learner` says which are tried (LEARNERS; logistic by default: LambdaMART
   did not beat it on the dev files). One is kept only when its MRR beats the rule's on held-out folds of the
   training questions (learning.keep_if_better: question i in fold i mod K), the better of them with
   `--learner best`; otherwise the rule ranks.
