@@ -28,7 +28,8 @@ def collect(argv):
     predict = pipeline.predict
 
     def keep_predict(items, components, settings, task=1):
-        kept.update(questions=list(items.values()), corpus=components["corpus"], task=task, data=components["data"])
+        kept.update(questions=list(items.values()), corpus=components["corpus"], task=task,
+                    gold=read_gold(components["data"]))
         return predict(items, components, settings, task)
 
     def keep_fit(cands, train_groups, golds, n_folds, value, lists, max_list, **options):
@@ -56,7 +57,7 @@ def refit(kept, order):
     for i, model in zip(order, models):
         chosen, _, _ = model.decide(kept["cands"][i], k=TASK1_MAX, lists=kept["lists"])
         answers[kept["questions"][i].qid] = [(c.text, document_id(c.docid, kept["corpus"])) for c in chosen]
-    return score(read_gold(kept["data"]), answers, kept["task"])["metrics"]
+    return score(kept["gold"], answers, kept["task"])["metrics"]
 
 
 def main():
@@ -64,7 +65,8 @@ def main():
     parser.add_argument("--orders", type=int, default=8, help="question orders, the file's first (default 8)")
     parser.add_argument("run", nargs=argparse.REMAINDER, help="-- then the arguments of qa_baseline.run")
     args = parser.parse_args()
-    kept = collect([a for a in args.run if a != "--"])
+    argv = [a for a in args.run if a != "--"]
+    kept = collect(argv)
     n = len(kept["questions"])
     rows, figures = [], []
     for seed in range(args.orders):
@@ -79,7 +81,7 @@ def main():
     print(f"{main_measure} over {args.orders} orders: mean {statistics.mean(figures):.4f}, "
           f"range {min(figures):.4f}-{max(figures):.4f}")
     result_line({"measure": main_measure, "orders": figures, "mean": statistics.mean(figures),
-                 "min": min(figures), "max": max(figures)}, run=[a for a in args.run if a != "--"])
+                 "min": min(figures), "max": max(figures)}, run=argv)
 
 
 if __name__ == "__main__":

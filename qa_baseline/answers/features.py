@@ -107,6 +107,12 @@ class Features(MutableMapping[str, float]):
         return repr(dict(self))
 
 
+def in_order(f: Mapping[str, float]) -> Sequence[float]:
+    """The values of FEATURES in their order: a Features' own row (no lookup per feature; learned scorers read
+    millions of candidates), else each looked up."""
+    return f.row if isinstance(f, Features) else [f[k] for k in FEATURES]
+
+
 _LABEL_SETS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import learning
 from ..scoring.metrics import match_answers, mean, qac_f, reciprocal_rank
-from .features import FEATURES, Candidate
+from .features import FEATURES, Candidate, in_order
 
 RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
 
@@ -86,8 +86,7 @@ class RuleScorer:
 
 
 def vector(f: Mapping[str, float]) -> list[float]:
-    return [f[k] for k in FEATURES] + [math.log(f["evidence"] + 1e-3), math.log(f["support"] + 1e-3),
-                                       rule_score(f)]
+    return [*in_order(f), math.log(f["evidence"] + 1e-3), math.log(f["support"] + 1e-3), rule_score(f)]
 
 
 # the graded features (neither 0/1 nor the same for all of a question's candidates): a learned scorer also sees
@@ -99,13 +98,14 @@ _GRADED_COLUMNS = [FEATURES.index(k) for k in GRADED]
 NAMES = [*FEATURES, "log_evidence", "log_support", "rule", *(f"rank_{k}" for k in GRADED)]  # matrix()'s columns
 
 
-def matrix(cands: Sequence[Candidate]) -> np.ndarray:
-    """The rows a learned scorer sees for one question's candidates (all of them, in their list's order):
-    vector(features), then for each GRADED feature log(1 + its rank among them), 0 for the highest value,
-    equal values ranked in the list's order."""
-    X = np.array([vector(c.features) for c in cands])
-    ranks = np.argsort(np.argsort(-X[:, _GRADED_COLUMNS], axis=0, kind="stable"), axis=0, kind="stable")
-    return np.hstack([X, np.log1p(ranks)])
+def matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
+    """The rows a learned scorer sees for one question's candidates (in their list's order; the first TOP, all
+    by default): vector(features), then for each GRADED feature log(1 + its rank among all of the question's
+    candidates), 0 for the highest value, equal values ranked in the list's order. Only the ranks need every
+    candidate: fitting reads the best TRAIN_TOP rows of each question, many times over (held-out folds)."""
+    graded = np.array([in_order(c.features) for c in cands])[:, _GRADED_COLUMNS]
+    ranks = np.argsort(np.argsort(-graded, axis=0, kind="stable"), axis=0, kind="stable")[:top]
+    return np.hstack([np.array([vector(c.features) for c in cands[:top]]), np.log1p(ranks)])
 
 
 def _lr() -> Any:
@@ -145,7 +145,7 @@ class LearnedScorer:
             labels = _labels(cands[:TRAIN_TOP], gold)
             if not cands or kind != "logistic" and not any(labels):
                 continue  # a list without an answer teaches a ranker nothing
-            X.append(matrix(cands)[:TRAIN_TOP])  # relative to all of the question's candidates, as in score()
+            X.append(matrix(cands, TRAIN_TOP))  # ranked among all of the question's candidates, as in score()
             y.extend(labels)
             sizes.append(len(labels))
         if not learning.two_classes(y):
