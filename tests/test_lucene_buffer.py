@@ -1,5 +1,6 @@
-"""index/lucene.py: Lucene's RAM buffer is a fixed size (BUFFER_MB, QA_BASELINE_INDEX_BUFFER), not a share of
-the heap, so a build's memory does not grow with the corpus (bench/scale.py)."""
+"""index/lucene.py: a build's memory does not grow with the corpus (bench/scale.py). Lucene's RAM buffer is a fixed
+size (BUFFER_MB, QA_BASELINE_INDEX_BUFFER) within a small heap, and the segments a merge reads are not mapped
+into the process (read_unmapped)."""
 import json
 import os
 
@@ -12,13 +13,41 @@ from qa_baseline.index import lucene
 
 
 def test_defaults_are_a_fixed_buffer_within_the_heap():
-    assert lucene.HEAP == "256m" and int(lucene.BUFFER_MB) == 64
+    # Lucene stalls indexing threads once flushing and active buffers reach twice the buffer: within the heap
+    assert lucene.HEAP == "128m" and 2 * int(lucene.BUFFER_MB) < 128
+
+
+def settings(writer):
+    """The lines of an IndexWriter's configuration that are settings (not the writer or a listener object)."""
+    return [line for line in writer.getConfig().toString().splitlines()
+            if not line.startswith(("writer=", "eventListener="))]
+
+
+def test_the_build_reads_its_segments_unmapped_with_anserinis_settings(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with open(os.path.join(FIXTURES, "tiny-en.jsonl"), encoding="utf-8") as f:
+        (docs / "part.jsonl").write_text(f.read(), encoding="utf-8")
+    anserini = lucene.anserini_indexer(str(docs), str(tmp_path / "a"), "default", 1)
+    ours = lucene.anserini_indexer(str(docs), str(tmp_path / "b"), "default", 1)
+    before = lucene.indexer_writer(ours)
+    lucene.read_unmapped(ours, str(tmp_path / "b"))
+    mapped, unmapped = lucene.indexer_writer(anserini), lucene.indexer_writer(ours)
+    try:
+        assert not before.isOpen() and unmapped.isOpen()
+        assert mapped.getDirectory().getClass().getName() == "org.apache.lucene.store.MMapDirectory"
+        assert unmapped.getDirectory().getClass().getName() == "org.apache.lucene.store.NIOFSDirectory"
+        assert "ramBufferSizeMB=48.0" in settings(unmapped) and "useCompoundFile=false" in settings(unmapped)
+        assert settings(unmapped) == settings(mapped)  # analyzer, similarity, codec, buffer, merge policy...
+    finally:
+        mapped.rollback()
+        unmapped.rollback()
 
 
 def test_a_bad_buffer_setting_is_one_line_and_a_small_one_builds(tmp_path, monkeypatch):
     cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
     monkeypatch.setenv("QA_BASELINE_INDEX_BUFFER", "64MB")
-    with pytest.raises(UserError, match=r"^QA_BASELINE_INDEX_BUFFER=64MB: not a number of MB \(fix: e\.g\. 64"):
+    with pytest.raises(UserError, match=r"^QA_BASELINE_INDEX_BUFFER=64MB: not a number of MB \(fix: e\.g\. 48"):
         lucene.build_bm25(cfg, root=str(tmp_path))
     monkeypatch.setenv("QA_BASELINE_INDEX_BUFFER", "16")
     folder = lucene.build_bm25(cfg, root=str(tmp_path))

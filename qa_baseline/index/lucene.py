@@ -7,6 +7,7 @@ one atomic swap (fileio.replace_dir), with `manifest.json` beside the Lucene fil
 unchanged input and settings does nothing."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -30,11 +31,12 @@ from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, pass
 
 
 # Memory flat in the corpus's size (bench/scale.py): Lucene flushes a segment whenever its RAM buffer holds
-# BUFFER_MB of postings, so a 64 MB buffer fills within the first 100k passages and a build needs the same heap
-# at 100k passages as at 5M; the former buffer, half of a 2 GB heap, flushed fewer, bigger segments, saved no
-# CPU time at 400k passages (38.9 against 38.2 CPU s) and made the 1M build's RSS 3x the 100k one's.
-HEAP = "256m"  # -Xmx of an indexing process (QA_BASELINE_INDEX_HEAP)
-BUFFER_MB = "64"  # Lucene's RAM buffer in MB (QA_BASELINE_INDEX_BUFFER)
+# BUFFER_MB of postings, so the buffer fills within the first 100k passages; the heap is what any build fills
+# (old segments' garbage is kept until the heap is full): with 256 MB, a 100k build ended before filling it and
+# the 1M build's anonymous memory was 1.56x the 100k one's; 128 MB is full at 100k passages too, and indexes 1M
+# passages as fast (89-91 s against 88-90 s). Twice the buffer (Lucene's stall point) fits in it.
+HEAP = "128m"  # -Xmx of an indexing process (QA_BASELINE_INDEX_HEAP)
+BUFFER_MB = "48"  # Lucene's RAM buffer in MB (QA_BASELINE_INDEX_BUFFER)
 
 
 def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, problems: Problems) -> int:
@@ -65,9 +67,14 @@ def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, p
     return n
 
 
-def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
-    """Anserini's IndexCollection on a folder of JSON-lines files; returns the number of documents indexed."""
-    autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", HEAP))  # a no-op if the JVM runs already
+def start_jvm() -> Callable[[str], Any]:
+    """jvm.start with an indexing process's heap (a no-op if the JVM runs already)."""
+    return jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", HEAP))
+
+
+def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int) -> Any:
+    """Anserini's IndexCollection on a folder of JSON-lines files, constructed (its IndexWriter open), not run."""
+    autoclass = start_jvm()
     args = autoclass("io.anserini.index.IndexCollection$Args")()
     # a fixed RAM buffer (Anserini's default is 4 GB), within half the heap the JVM actually has
     half = autoclass("java.lang.Runtime").getRuntime().maxMemory() // (2 << 20)
@@ -82,10 +89,70 @@ def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) ->
         args.language = LANGUAGE[analyzer]
     elif analyzer == "jieba":
         args.pretokenized = True
+    return autoclass("io.anserini.index.IndexCollection")(args)
+
+
+def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
+    """anserini_indexer run, its segments read unmapped (read_unmapped); returns the number of documents indexed."""
+    start_jvm()  # before java_log, which needs Anserini's classes
     with java_log(os.path.join(os.path.dirname(index_dir), "anserini.log")):  # ~35 INFO lines: to the file
-        indexer = autoclass("io.anserini.index.IndexCollection")(args)
+        indexer = anserini_indexer(input_dir, index_dir, analyzer, threads)
+        read_unmapped(indexer, index_dir)
         indexer.run()
     return indexer.getCounters().indexed.get()
+
+
+@functools.cache
+def _writer_field() -> Any:
+    """AbstractIndexer's protected `writer` field, made readable and writable (java.lang.reflect.Field: pyjnius's
+    own jnius.reflect.Field declares no get or set; this class, a superset of it, takes its place)."""
+    from jnius import JavaClass, JavaMethod, MetaJavaClass, autoclass, cast
+
+    class Field(JavaClass, metaclass=MetaJavaClass):
+        __javaclass__ = "java/lang/reflect/Field"
+        getName = JavaMethod("()Ljava/lang/String;")
+        toString = JavaMethod("()Ljava/lang/String;")
+        getType = JavaMethod("()Ljava/lang/Class;")
+        getModifiers = JavaMethod("()I")
+        setAccessible = JavaMethod("(Z)V")
+        get = JavaMethod("(Ljava/lang/Object;)Ljava/lang/Object;")
+        set = JavaMethod("(Ljava/lang/Object;Ljava/lang/Object;)V")
+
+    field = cast(Field, autoclass("java.lang.Class").forName("io.anserini.index.AbstractIndexer")
+                 .getDeclaredField("writer"))
+    field.setAccessible(True)
+    return field
+
+
+def indexer_writer(indexer: Any) -> Any:
+    """The IndexWriter of an Anserini indexer (IndexCollection)."""
+    from jnius import cast
+    return cast("org.apache.lucene.index.IndexWriter", _writer_field().get(indexer))
+
+
+def nio_directory(path: str) -> Any:
+    """The Lucene directory at PATH read through positional reads (NIOFSDirectory), not memory-mapped."""
+    autoclass = jvm.start()
+    return autoclass("org.apache.lucene.store.NIOFSDirectory")(autoclass("java.io.File")(path).toPath())
+
+
+def read_unmapped(indexer: Any, index_dir: str) -> None:
+    """Swap INDEXER's IndexWriter (an IndexCollection, before run) for one with the same settings on
+    nio_directory(INDEX_DIR). Anserini opens FSDirectory.open, a memory-mapped directory, and the segments a
+    merge reads, once mapped, count in the build's resident memory: 1.3 GB of a 5M-passage build's 1.67 GB
+    peak (bench/scale.py); read through the page cache instead, they do not, and merging reads them in order."""
+    autoclass = jvm.start()
+    old = indexer_writer(indexer)
+    live = old.getConfig()
+    config = autoclass("org.apache.lucene.index.IndexWriterConfig")(live.getAnalyzer())
+    config.setOpenMode(live.getOpenMode())
+    config.setSimilarity(live.getSimilarity())
+    config.setCodec(live.getCodec())
+    config.setRAMBufferSizeMB(live.getRAMBufferSizeMB())
+    config.setUseCompoundFile(live.getUseCompoundFile())
+    config.setMergePolicy(live.getMergePolicy())
+    old.rollback()  # nothing written yet; releases the folder's write lock
+    _writer_field().set(indexer, autoclass("org.apache.lucene.index.IndexWriter")(nio_directory(index_dir), config))
 
 
 def build_bm25(cfg: dict[str, Any], analyzer: str | None = None, threads: int | None = None, on_bad_record: str = "stop",

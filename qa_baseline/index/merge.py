@@ -28,14 +28,13 @@ from ..hints import plural
 def merge_indexes(parts: Sequence[str], out: str) -> int:
     """Merge the Lucene indexes in the folders PARTS into a new index at OUT (one segment); returns its
     document count."""
+    from .lucene import nio_directory  # read as the single build reads: not memory-mapped
     autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))
-    File = autoclass("java.io.File")
-    FSDirectory = autoclass("org.apache.lucene.store.FSDirectory")
     config = autoclass("org.apache.lucene.index.IndexWriterConfig")()
     config.setOpenMode(autoclass("org.apache.lucene.index.IndexWriterConfig$OpenMode").CREATE)
     from jnius import cast
-    sources = [cast("org.apache.lucene.store.Directory", FSDirectory.open(File(p).toPath())) for p in parts]  # Directory[]
-    target = FSDirectory.open(File(out).toPath())
+    sources = [cast("org.apache.lucene.store.Directory", nio_directory(p)) for p in parts]  # Directory[]
+    target = nio_directory(out)
     writer = autoclass("org.apache.lucene.index.IndexWriter")(target, config)
     try:
         writer.addIndexes(*sources)  # Java varargs: one argument per directory
