@@ -53,3 +53,13 @@ def test_a_bad_buffer_setting_is_one_line_and_a_small_one_builds(tmp_path, monke
     folder = lucene.build_bm25(cfg, root=str(tmp_path))
     with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
         assert json.load(f)["passages"] == 6
+
+
+def test_mapped_reading_is_kept_on_request(tmp_path, monkeypatch):
+    swapped = []
+    monkeypatch.setattr(lucene, "read_unmapped", lambda indexer, folder: swapped.append(folder))
+    cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
+    lucene.build_bm25(cfg, root=str(tmp_path / "a"))
+    monkeypatch.setenv("QA_BASELINE_INDEX_MAPPED", "1")
+    lucene.build_bm25(cfg, root=str(tmp_path / "b"))
+    assert len(swapped) == 1 and str(tmp_path / "a") in swapped[0]

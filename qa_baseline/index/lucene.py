@@ -93,11 +93,13 @@ def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int
 
 
 def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
-    """anserini_indexer run, its segments read unmapped (read_unmapped); returns the number of documents indexed."""
+    """anserini_indexer run, its segments read unmapped (read_unmapped) unless QA_BASELINE_INDEX_MAPPED=1;
+    returns the number of documents indexed."""
     start_jvm()  # before java_log, which needs Anserini's classes
     with java_log(os.path.join(os.path.dirname(index_dir), "anserini.log")):  # ~35 INFO lines: to the file
         indexer = anserini_indexer(input_dir, index_dir, analyzer, threads)
-        read_unmapped(indexer, index_dir)
+        if os.environ.get("QA_BASELINE_INDEX_MAPPED") != "1":
+            read_unmapped(indexer, index_dir)
         indexer.run()
     return indexer.getCounters().indexed.get()
 
@@ -139,8 +141,9 @@ def nio_directory(path: str) -> Any:
 def read_unmapped(indexer: Any, index_dir: str) -> None:
     """Swap INDEXER's IndexWriter (an IndexCollection, before run) for one with the same settings on
     nio_directory(INDEX_DIR). Anserini opens FSDirectory.open, a memory-mapped directory, and the segments a
-    merge reads, once mapped, count in the build's resident memory: 1.3 GB of a 5M-passage build's 1.67 GB
-    peak (bench/scale.py); read through the page cache instead, they do not, and merging reads them in order."""
+    merge reads, once mapped, count in the build's resident memory: 1.3 GB of a 5M-passage build's 1.7 GB
+    peak (bench/scale.py); read into small buffers instead, they do not. The cost: 10-20% more indexing time
+    (docs/results.md); QA_BASELINE_INDEX_MAPPED=1 keeps Anserini's mapped directory."""
     autoclass = jvm.start()
     old = indexer_writer(indexer)
     live = old.getConfig()
