@@ -83,6 +83,20 @@ def test_title_is_indexed_and_returned(tiny_cfg):
     assert r.title("d4") == "Moon"
 
 
+def test_top_scores_reads_the_postings_unmapped_and_the_rest_mapped(tiny_cfg):
+    """Mapped, the postings a run reads stayed in its resident memory (bench/scale.py): .doc files are read
+    through NIOFSDirectory, the terms dictionary, norms and the rest stay memory-mapped."""
+    from jnius import cast
+    r = open_retriever("bm25", tiny_cfg, {})
+    assert r.top_scores(["cat"], 1)[0]
+    directory = cast("org.apache.lucene.store.FileSwitchDirectory",
+                     cast("org.apache.lucene.index.DirectoryReader", r._lucene[0].getIndexReader()).directory())
+    kinds = {f.rsplit(".", 1)[-1]: directory.getDirectory(f).getClass().getName().rsplit(".", 1)[-1]
+             for f in directory.listAll() if "." in f}
+    assert kinds.pop("doc") == "NIOFSDirectory" and {"tim", "tip", "nvd", "fdt"} <= set(kinds)
+    assert set(kinds.values()) == {"MMapDirectory"}
+
+
 def test_top_scores_are_the_scores_of_search(tiny_cfg, index_root, tmp_path):
     """top_scores (Lucene's own top k, no stored passages read, on threads) gives search's scores, ties too:
     passages with equal text score equal, and Anserini lowers each tied score by 1e-6 per place."""
