@@ -130,7 +130,7 @@ def main():
     cfg = corpus_config(args.corpus)
     if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
         print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
-        subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus], cwd=PROJECT, check=True)
+        subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus, "--no-dense"], cwd=PROJECT, check=True)
     if not args.cold_child:  # this process's JVM would list its classes for the archive and, living on, keep
         os.environ[CDS] = "off"  # make_cds_archive's children from ever finding the lists complete
     started, started_cpu = time.perf_counter(), cpu_s()
