@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from .. import jvm
 from ..analysis import ANALYZERS
 from ..config import WORKSPACE
 from ..errors import UserError
@@ -281,3 +282,10 @@ def faiss_module() -> Any:
     faiss = requires("dense", "faiss")
     faiss.omp_set_num_threads(threads())
     return faiss
+
+
+def nio_directory(path: str) -> Any:
+    """The Lucene directory at PATH read through positional reads into buffers (NIOFSDirectory), not
+    memory-mapped: what index builds merge through and what BM25.top_scores reads postings through."""
+    autoclass = jvm.start()
+    return autoclass("org.apache.lucene.store.NIOFSDirectory")(autoclass("java.io.File")(path).toPath())

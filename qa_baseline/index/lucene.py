@@ -27,7 +27,7 @@ from ..fileio import build_dir, replace_dir, write_json
 from ..hints import plural
 from ..javalog import java_log, show_tail
 from ..textio import forget_reads, read_position
-from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
+from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, nio_directory, passage_text, read_manifest
 
 
 # Memory flat in the corpus's size (bench/scale.py): Lucene flushes a segment whenever its RAM buffer holds
@@ -130,12 +130,6 @@ def indexer_writer(indexer: Any) -> Any:
     """The IndexWriter of an Anserini indexer (IndexCollection)."""
     from jnius import cast
     return cast("org.apache.lucene.index.IndexWriter", _writer_field().get(indexer))
-
-
-def nio_directory(path: str) -> Any:
-    """The Lucene directory at PATH read through positional reads (NIOFSDirectory), not memory-mapped."""
-    autoclass = jvm.start()
-    return autoclass("org.apache.lucene.store.NIOFSDirectory")(autoclass("java.io.File")(path).toPath())
 
 
 def read_unmapped(indexer: Any, index_dir: str) -> None:

@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 
 from .. import jvm
+from .layout import nio_directory  # read as the single build reads: not memory-mapped
 from ..errors import UserError
 from ..hints import plural
 
@@ -28,7 +29,6 @@ from ..hints import plural
 def merge_indexes(parts: Sequence[str], out: str) -> int:
     """Merge the Lucene indexes in the folders PARTS into a new index at OUT (one segment); returns its
     document count."""
-    from .lucene import nio_directory  # read as the single build reads: not memory-mapped
     autoclass = jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", "2g"))
     config = autoclass("org.apache.lucene.index.IndexWriterConfig")()
     config.setOpenMode(autoclass("org.apache.lucene.index.IndexWriterConfig$OpenMode").CREATE)

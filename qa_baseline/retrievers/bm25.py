@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import jvm
 from ..analysis import LANGUAGE, pretokenize
-from ..index.layout import bm25_dir, bm25_options, open_index
+from ..index.layout import bm25_dir, bm25_options, nio_directory, open_index
 from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10
@@ -75,17 +75,18 @@ class BM25:
         K scores (tests/test_bm25.py; bench/mcqa_speed.py compares the 5,464 MCQA queries). The postings
         (.doc) are read into buffers (NIOFSDirectory), the rest memory-mapped: mapped, the postings a run
         reads stayed in its resident memory (397 of 607 MB after the 146 dev questions on 5M passages, 2x
-        the run's on 100k) while buffered reads are as fast (bench/scale.py)."""
+        the run's on 100k: bench/scale.py); buffered, a shared-en run measured 7% slower cold and 15% warm,
+        within that machine's noise (docs/results.md)."""
         texts = [pretokenize(q, self.analyzer) for q in queries]
         if self._lucene is None:
             autoclass = jvm.start()
             from jnius import cast
-            path = autoclass("java.io.File")(os.path.join(self.index_dir, "lucene")).toPath()
+            folder = os.path.join(self.index_dir, "lucene")
             postings = autoclass("java.util.HashSet")()
             postings.add("doc")
             directory = autoclass("org.apache.lucene.store.FileSwitchDirectory")(
-                postings, autoclass("org.apache.lucene.store.NIOFSDirectory")(path),
-                autoclass("org.apache.lucene.store.MMapDirectory")(path), True)
+                postings, nio_directory(folder),
+                autoclass("org.apache.lucene.store.MMapDirectory")(autoclass("java.io.File")(folder).toPath()), True)
             reader = autoclass("org.apache.lucene.index.DirectoryReader").open(directory)
             lucene = autoclass("org.apache.lucene.search.IndexSearcher")(cast("org.apache.lucene.index.IndexReader", reader))
             lucene.setSimilarity(self._searcher.get_similarity())
