@@ -156,6 +156,29 @@ def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
     assert keep_for(None, None, "none", 5) is not None
 
 
+def test_no_answer_cues_negation_and_unnamed(en):
+    """The cues of questions written to have no answer (SQuAD 2.0's): a negation the candidate's sentence lacks,
+    and a name or number of the question that no passage names (its 's and a sentence-initial capital aside)."""
+    from qa_baseline.answers.features import unnamed
+    ps = _passages("answers-corpus-en.jsonl")
+
+    def top(question):
+        return {c.key: c.features for c in en.candidates(question, ps)}["jacksonville"]
+
+    assert top("Where was Fred Durst born?")["negation"] == 0.0
+    assert top("Where was Fred Durst not born?")["negation"] == 1.0  # no sentence on Durst negates
+    assert top("Where wasn't Fred Durst born?")["negation"] == 1.0
+    assert top("Where was Fred Durst born?")["unnamed"] == 0.0
+    assert top("Where was Fred Durst born in 1971?")["unnamed"] == 1.0  # 1970 in the passage, not 1971
+    assert top("Where was Fred Durst's band Limp Bizkit from?")["unnamed"] == 0.0
+    assert top("Where was Fred Dean born?")["unnamed"] == 0.0  # both names occur, in other passages
+    assert unnamed("Where was Fred Dursst born?", ps, "en") and not unnamed("Where was he born?", ps, "en")
+    ja = [Passage("d", "記念物", "イタセンパラは1974年に天然記念物に指定された。", 1.0)]
+    assert not unnamed("イタセンパラが1974年に指定されたのは?", ja, "ja")
+    assert unnamed("イタセンパラが1975年に指定されたのは?", ja, "ja") and not unnamed("誰が書いたか?", ja, "ja")
+    assert not unnamed("イタセンパラが１９７４年に指定されたのは?", ja, "ja")  # full-width digits, NFKC
+
+
 def test_no_passage_no_candidate(en):
     assert en.candidates("Who founded Rome?", []) == []
     model = scorers.AnswerModel()

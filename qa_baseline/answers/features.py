@@ -32,6 +32,10 @@ features (FEATURES):
   month or century: 3,000 years, age 50; Japanese: no digit: 昔);
   question_match: the best overlap of any sentence of the question's passages (the same for all its
   candidates: how well the passages match the question at all, for the has-answer decision);
+  unnamed: 1 when a name or number of the question occurs in none of its passages (`unnamed`; the same for all
+  its candidates: an entity or a year swapped for one the passages never name); negation (English): 1 when
+  the question negates (not, never, n't, ...) and the candidate's sentence does not; both are cues of
+  questions written to have no answer (SQuAD 2.0's entity-swap and negation questions);
   neural, neural_scored: the neural evidence of answers/neural.py (`--neural cross|e5`; 0 unless asked for);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
@@ -44,6 +48,7 @@ import functools
 import math
 import re
 import sys
+import unicodedata
 from array import array
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, MutableMapping, Sequence
@@ -60,13 +65,16 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
-            "best_evidence", "mean_match", "digits", "dateless", "question_match",
+            "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "negation",
             "neural", "neural_scored")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
 WINDOW = (6, 10)  # tokens around a mention that count as near it (English, Japanese: shorter tokens)
 _WORDS = re.compile(r"\w+")
+_EN_WORD, _DIGIT = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]"), re.compile(r"\d")
+_JA_NUMBER = re.compile(r"[0-9０-９]+")
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
 # a point in time, what a date question asks for (English: a year, a month, a century; Japanese: any digit)
 _POINT_IN_TIME = (re.compile(r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
                              r"\d(?:st|nd|rd|th)?[- ]century", re.I), re.compile(r"\d"))
@@ -227,6 +235,21 @@ def sentence_overlap(sentence: Sentence, qweights: Mapping[str, float], total: f
     return sum(qweights[k] for k in dict.fromkeys(sentence.words) if k in qweights) / total if total else 0.0
 
 
+def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
+    """True when a name or number of QUESTION occurs in none of PASSAGES (title or text; NFKC-normalised,
+    ignoring case): English, a word holding a digit or a capitalised word after the first, without its 's;
+    Japanese, a number."""
+    if lang == "ja":
+        names = _JA_NUMBER.findall(question)
+    else:
+        words = _EN_WORD.findall(question)
+        names = [re.sub(r"['’]s?$", "", w) for i, w in enumerate(words) if i and w[0].isupper() or _DIGIT.search(w)]
+    if not names:
+        return False
+    text = unicodedata.normalize("NFKC", " ".join(f"{p.title} {p.text}" for p in passages)).lower()
+    return any(unicodedata.normalize("NFKC", n).lower() not in text for n in names)
+
+
 def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
                parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str = "",
                sides: Mapping[str, int] | None = None, marker: str = "", options: Sequence[str] = ()) -> list[Candidate]:
@@ -249,13 +272,13 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     return [c for *_, c in sorted(out, key=lambda x: x[:2])]
 
 
-def _new_candidate(seen, question_match):
+def _new_candidate(seen, question_match, swapped):
     """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it;
-    QUESTION_MATCH: the best sentence overlap among the question's passages."""
+    QUESTION_MATCH: the best sentence overlap among the question's passages; SWAPPED: unnamed()."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
             "marker": 0.0, "seen": seen, "question_match": question_match, "sentence": (-1.0, ""),
-            "afters": set()}
+            "afters": set(), "negated": False, "unnamed": swapped}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
@@ -271,6 +294,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
+    negates = lang == "en" and bool(_NEGATION.search(question))
+    swapped = unnamed(question, passages, lang)
     top_overlap = best_overlap or 1.0
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
@@ -283,7 +308,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 if key not in acc:
                     dropped = (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
                         not is_option(key, options, lang)
-                    acc[key] = False if dropped else _new_candidate(len(acc), best_overlap)
+                    acc[key] = False if dropped else _new_candidate(len(acc), best_overlap, swapped)
                 c = acc[key]
                 if c is False:
                     continue
@@ -306,6 +331,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 match = 0.1 + closeness + overlap / 2
                 if match * w > c["sentence"][0]:
                     c["sentence"] = (match * w, sentence.text)
+                    c["negated"] = negates and not _NEGATION.search(sentence.text)
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
     return acc
@@ -355,6 +381,8 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         **redundancy(ps, c["fines"] - {""}, atype),
         "digits": float(any(ch.isdigit() for ch in text)),
         "question_match": c["question_match"],
+        "unnamed": float(c["unnamed"]),
+        "negation": float(c["negated"]),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
