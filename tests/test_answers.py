@@ -284,6 +284,32 @@ def test_threshold_and_ratio_are_fitted():
     assert answered == [bool(g) for _, g in groups]
     chosen = model.decide(groups[0][0], lists=True)[0]
     assert [c.text for c in chosen] == ["a0", "b0"]
+    assert model.params()["has_answer_C"] == 1.0  # every C separates these held out: ties keep the largest
+
+
+def test_has_answer_regularisation_is_chosen_on_held_out_folds():
+    """60 questions, whether each has an answer shown by one feature (question_match, with overlap) beside 30
+    features of noise: the least regularised model follows the noise; the C kept is the one of HAS_C whose
+    models, fitted on 4 folds, decide the fifth best, and it decides them better than C = 1."""
+    from functools import partial
+    import numpy as np
+    from qa_baseline import learning
+    from qa_baseline.answers.features import FEATURES
+    rng = np.random.default_rng(0)
+    noise = [k for k in FEATURES if k not in ("evidence", "question_match")][:30]
+    groups = []
+    for i in range(60):
+        has = i % 2 == 0
+        f = {k: float(rng.normal(0, 1)) for k in noise}
+        f["question_match"] = float(rng.normal(0.6 if has else 0.4, 0.15))
+        groups.append(([_cand(f"a{i}", evidence=1.0, **f)], [[f"a{i}"]] if has else []))
+    model = scorers.AnswerModel.fit(groups, "f", learn=False)
+    scored = [scorers.ranked(c, model.scorer) for c, _ in groups]
+    gain = [(float(bool(g)), float(not g)) for _, g in groups]
+    items = [(scorers.top_vector(s), int(bool(g)), v) for s, (_, g), v in zip(scored, groups, gain)]
+    held = {c: learning.heldout(items, 5, partial(scorers._has_answer, C=c), scorers._value) for c in scorers.HAS_C}
+    assert model.has_c == max(scorers.HAS_C, key=lambda c: (held[c], c)) < 1.0
+    assert held[model.has_c] > held[1.0]
 
 
 def test_learned_scorer_sees_each_graded_feature_ranked_within_its_question():

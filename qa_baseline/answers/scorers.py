@@ -25,7 +25,11 @@ Answer decisions (`AnswerModel`), fitted on questions with gold answers:
   (Has-Answer accuracy) or "answering is worth it: the answer list's F-measure is above 0" (the F-measure);
   the threshold on its probability is the one that maximises the task's own per-question value on the
   training questions (Has-Answer accuracy for openqa-en, the F-measure with the no-answer rule for qac);
-  below it the question gets no answers. Without training data every question with a candidate is answered.
+  below it the question gets no answers. Its C (regularisation) is the one of HAS_C whose model and
+  threshold, fitted on K-1 folds of the training questions, give the held-out folds the best value (ties:
+  the larger C; 1 with fewer than 2K questions): fitted on ~140-270 questions over ~45 features, C = 1
+  followed each sample's noise (SQuAD stand-in qac-2 AFM 0.484 against 0.500 with C = 0.01, mean over 8
+  question orders; docs/tasks.md). Without training data every question with a candidate is answered.
 - list ratio (qac-2/3): the answer list is every candidate whose score is at least ratio x the best score
   (at most `max_list`), ratio fitted on the training questions for the mean F-measure (default 1.0: the best
   candidate only)."""
@@ -43,6 +47,7 @@ from ..scoring.metrics import match_answers, mean, qac_f, reciprocal_rank
 from .features import FEATURES, Candidate, in_order
 
 RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
+HAS_C = (0.001, 0.01, 0.1, 1.0)  # the has-answer model's C, chosen by held-out value on the training questions
 
 Gold = list[list[str]]  # a question's gold answers, each a list of spellings
 Group = tuple[list[Candidate], Gold]  # a question's candidates and gold
@@ -108,8 +113,8 @@ def matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
     return np.hstack([np.array([vector(c.features) for c in cands[:top]]), np.log1p(ranks)])
 
 
-def _lr() -> Any:
-    return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000)
+def _lr(C: float = 1.0) -> Any:
+    return learning.make("logistic", solver="liblinear", random_state=0, max_iter=1000, C=C)
 
 
 KINDS = tuple(learning.MODELS)  # the learned scorers there are
@@ -233,6 +238,7 @@ class AnswerModel:
         self.scorer: Scorer = scorer or RuleScorer()
         self.has, self.threshold = has, threshold
         self.ratio, self.max_list, self.cv = ratio, max_list, cv or {}
+        self.has_c: float | None = None  # the has-answer model's C (HAS_C), when one is fitted
 
     def p_answer(self, scored: Scored) -> float:
         """Probability that the question has an answer (1 when no has-answer model is fitted)."""
@@ -272,22 +278,60 @@ class AnswerModel:
         gain = _gains(scored, groups, value, lists, model.ratio, max_list)
         # "has_answer": does the question have an answer; "f": is answering worth it (its F-measure above 0)
         y = [int(bool(g)) if value == "has_answer" else int(a > 0) for (a, _), (_, g) in zip(gain, groups)]
-        rows = [(x, t) for x, t in zip(map(top_vector, scored), y) if x is not None]
-        if len({t for _, t in rows}) < 2:
+        items = [(x, t, g) for x, t, g in zip(map(top_vector, scored), y, gain)]
+        if len({t for x, t, _ in items if x is not None}) < 2:
             return model  # all answered (or none): no threshold to learn
-        model.has = _lr().fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
-        probs = [model.p_answer(s) for s in scored]
-        cuts = sorted(set(probs)) + [1.01]
-        model.threshold = max(cuts, key=lambda t: (sum(a if p >= t else e for p, (a, e) in zip(probs, gain)), -t))
+        C = max(HAS_C, key=lambda c: (learning.heldout(items, k_folds, partial(_has_answer, C=c), _value), c)) \
+            if len(items) >= 2 * k_folds else 1.0
+        fitted = _has_answer(items, C)
+        assert fitted is not None  # both labels are there
+        model.has, model.has_c = fitted[0], C
+        model.threshold = _threshold([model.p_answer(s) for s in scored], gain)  # as decide() computes them
         return model
 
     def params(self) -> dict[str, Any]:
         out = {**self.scorer.params(), "ratio": self.ratio, "max_list": self.max_list}
         if self.threshold is not None:
             out["has_answer_threshold"] = round(self.threshold, 4)
+        if self.has_c is not None:
+            out["has_answer_C"] = self.has_c
         if self.cv:
             out["heldout_mrr"] = {k: round(v, 4) for k, v in self.cv.items()}
         return out
+
+
+HasItem = tuple[list[float] | None, int, tuple[float, float]]  # (top_vector, label, (answer value, silence value))
+
+
+def _has_answer(items: Sequence[HasItem], C: float) -> tuple[Any, float] | None:
+    """A has-answer model with C fitted on ITEMS and its threshold; None when ITEMS hold one label only."""
+    rows = [(x, t) for x, t, _ in items if x is not None]
+    if len({t for _, t in rows}) < 2:
+        return None
+    has = _lr(C).fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
+    return has, _threshold(_probabilities(has, items), [g for *_, g in items])
+
+
+def _probabilities(has: Any, items: Sequence[HasItem]) -> list[float]:
+    """P(answer) of each of ITEMS under HAS (0 for a question without candidates, as AnswerModel.p_answer)."""
+    xs = [x for x, _, _ in items if x is not None]
+    probs = iter(has.probability(np.array(xs)) if xs else [])
+    return [0.0 if x is None else float(next(probs)) for x, _, _ in items]
+
+
+def _threshold(probs: Sequence[float], gain: Sequence[tuple[float, float]]) -> float:
+    """The cut on PROBS that maximises the value of answering at or above it and staying silent below it."""
+    cuts = sorted(set(probs)) + [1.01]
+    return max(cuts, key=lambda t: (sum(a if p >= t else e for p, (a, e) in zip(probs, gain)), -t))
+
+
+def _value(fitted: tuple[Any, float] | None, held: Sequence[HasItem]) -> float:
+    """The mean value on HELD of a has-answer model and threshold (None: every question with a candidate
+    answered)."""
+    if fitted is None:
+        return mean(a if x is not None else e for x, _, (a, e) in held)
+    probs = _probabilities(fitted[0], held)
+    return mean(a if p >= fitted[1] else e for p, (_, _, (a, e)) in zip(probs, held))
 
 
 def _gains(scored: Sequence[Scored], groups: Sequence[Group], value: str, lists: bool, ratio: float,

@@ -176,6 +176,7 @@ def fit_models(cands: Sequence[list[Candidate]], train_groups: Sequence[tuple[li
                         "scorers": [p.get("kind", p["scorer"]) for p in fitted],
                         "ratios": [p["ratio"] for p in fitted],
                         "thresholds": [p.get("has_answer_threshold") for p in fitted],
+                        "has_answer_C": [p.get("has_answer_C") for p in fitted],
                         "heldout_mrr": [p.get("heldout_mrr") for p in fitted]}
     model = AnswerModel(max_list=max_list)
     return [model] * len(cands), {"fitted_on": None, **model.params()}
