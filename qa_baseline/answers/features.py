@@ -272,13 +272,13 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     return [c for *_, c in sorted(out, key=lambda x: x[:2])]
 
 
-def _new_candidate(seen, question_match, swapped):
-    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it;
-    QUESTION_MATCH: the best sentence overlap among the question's passages; SWAPPED: unnamed()."""
+def _new_candidate(seen, asked):
+    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it; ASKED: what
+    holds for all of the question's candidates (question_match: the best sentence overlap among its passages,
+    unnamed: unnamed(), negates: the English question negates)."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "seen": seen, "question_match": question_match, "sentence": (-1.0, ""),
-            "afters": set(), "negated": False, "unnamed": swapped}
+            "marker": 0.0, "seen": seen, "sentence": (-1.0, ""), "afters": set(), **asked}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
@@ -294,8 +294,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
-    negates = lang == "en" and bool(_NEGATION.search(question))
-    swapped = unnamed(question, passages, lang)
+    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang),
+             "negates": lang == "en" and bool(_NEGATION.search(question))}
     top_overlap = best_overlap or 1.0
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
@@ -308,7 +308,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 if key not in acc:
                     dropped = (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
                         not is_option(key, options, lang)
-                    acc[key] = False if dropped else _new_candidate(len(acc), best_overlap, swapped)
+                    acc[key] = False if dropped else _new_candidate(len(acc), asked)
                 c = acc[key]
                 if c is False:
                     continue
@@ -331,7 +331,6 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 match = 0.1 + closeness + overlap / 2
                 if match * w > c["sentence"][0]:
                     c["sentence"] = (match * w, sentence.text)
-                    c["negated"] = negates and not _NEGATION.search(sentence.text)
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
     return acc
@@ -382,7 +381,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "digits": float(any(ch.isdigit() for ch in text)),
         "question_match": c["question_match"],
         "unnamed": float(c["unnamed"]),
-        "negation": float(c["negated"]),
+        "negation": float(c["negates"] and not _NEGATION.search(c["sentence"][1])),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }

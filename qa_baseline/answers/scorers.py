@@ -278,8 +278,8 @@ class AnswerModel:
         gain = _gains(scored, groups, value, lists, model.ratio, max_list)
         # "has_answer": does the question have an answer; "f": is answering worth it (its F-measure above 0)
         y = [int(bool(g)) if value == "has_answer" else int(a > 0) for (a, _), (_, g) in zip(gain, groups)]
-        items = [(x, t, g) for x, t, g in zip(map(top_vector, scored), y, gain)]
-        if len({t for x, t, _ in items if x is not None}) < 2:
+        items: list[HasItem] = list(zip(map(top_vector, scored), y, gain))
+        if not learning.two_classes([t for x, t, _ in items if x is not None]):
             return model  # all answered (or none): no threshold to learn
         C = max(HAS_C, key=lambda c: (learning.heldout(items, k_folds, partial(_has_answer, C=c), _value), c)) \
             if len(items) >= 2 * k_folds else 1.0
@@ -306,7 +306,7 @@ HasItem = tuple[list[float] | None, int, tuple[float, float]]  # (top_vector, la
 def _has_answer(items: Sequence[HasItem], C: float) -> tuple[Any, float] | None:
     """A has-answer model with C fitted on ITEMS and its threshold; None when ITEMS hold one label only."""
     rows = [(x, t) for x, t, _ in items if x is not None]
-    if len({t for _, t in rows}) < 2:
+    if not learning.two_classes([t for _, t in rows]):
         return None
     has = _lr(C).fit(np.array([x for x, _ in rows]), np.array([t for _, t in rows]))
     return has, _threshold(_probabilities(has, items), [g for *_, g in items])
