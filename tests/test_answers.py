@@ -158,7 +158,8 @@ def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
 
 def test_no_answer_cues_negation_and_unnamed(en):
     """The cues of questions written to have no answer (SQuAD 2.0's): a negation the candidate's sentence lacks,
-    and a name or number of the question that no passage names (its 's and a sentence-initial capital aside)."""
+    a name or number of the question that no passage names (its 's and a sentence-initial capital aside), and
+    the share of them that the candidate's sentence lacks."""
     from qa_baseline.answers.features import unnamed
     ps = _passages("answers-corpus-en.jsonl")
 
@@ -172,6 +173,11 @@ def test_no_answer_cues_negation_and_unnamed(en):
     assert top("Where was Fred Durst born in 1971?")["unnamed"] == 1.0  # 1970 in the passage, not 1971
     assert top("Where was Fred Durst's band Limp Bizkit from?")["unnamed"] == 0.0
     assert top("Where was Fred Dean born?")["unnamed"] == 0.0  # both names occur, in other passages
+    # unnamed_here: the share of those names missing from the candidate's own best sentence
+    assert top("Where was Fred Durst born in 1970?")["unnamed_here"] == 0.0
+    assert top("Where was Fred Durst born in 1971?")["unnamed_here"] == pytest.approx(1 / 3)
+    assert top("Where was Fred Durst's band Limp Bizkit from?")["unnamed_here"] == 0.5  # no one sentence has all
+    assert top("Where was he born?")["unnamed_here"] == 0.0  # nothing named
     assert unnamed("Where was Fred Dursst born?", ps, "en") and not unnamed("Where was he born?", ps, "en")
     ja = [Passage("d", "記念物", "イタセンパラは1974年に天然記念物に指定された。", 1.0)]
     assert not unnamed("イタセンパラが1974年に指定されたのは?", ja, "ja")

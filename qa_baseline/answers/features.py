@@ -33,7 +33,9 @@ features (FEATURES):
   question_match: the best overlap of any sentence of the question's passages (the same for all its
   candidates: how well the passages match the question at all, for the has-answer decision);
   unnamed: 1 when a name or number of the question occurs in none of its passages (`unnamed`; the same for all
-  its candidates: an entity or a year swapped for one the passages never name); negation (English): 1 when
+  its candidates: an entity or a year swapped for one the passages never name); unnamed_here: the share of
+  those names and numbers that the candidate's best sentence lacks (a name swapped for one named elsewhere, or
+  the answer's sentence about something else); negation (English): 1 when
   the question negates (not, never, n't, ...) and the candidate's sentence does not; both are cues of
   questions written to have no answer (SQuAD 2.0's entity-swap and negation questions);
   neural, neural_scored: the neural evidence of answers/neural.py (`--neural cross|e5`; 0 unless asked for);
@@ -65,7 +67,7 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
-            "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "negation",
+            "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here", "negation",
             "neural", "neural_scored")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
@@ -235,19 +237,28 @@ def sentence_overlap(sentence: Sentence, qweights: Mapping[str, float], total: f
     return sum(qweights[k] for k in dict.fromkeys(sentence.words) if k in qweights) / total if total else 0.0
 
 
-def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
-    """True when a name or number of QUESTION occurs in none of PASSAGES (title or text; NFKC-normalised,
-    ignoring case): English, a word holding a digit or a capitalised word after the first, without its 's;
-    Japanese, a number."""
+def names(question: str, lang: str) -> tuple[str, ...]:
+    """The names and numbers of QUESTION, NFKC-normalised and lower-cased: English, a word holding a digit or a
+    capitalised word after the first, without its 's; Japanese, a number."""
     if lang == "ja":
-        names = _JA_NUMBER.findall(question)
+        found = _JA_NUMBER.findall(question)
     else:
         words = _EN_WORD.findall(question)
-        names = [re.sub(r"['’]s?$", "", w) for i, w in enumerate(words) if i and w[0].isupper() or _DIGIT.search(w)]
-    if not names:
+        found = [re.sub(r"['’]s?$", "", w) for i, w in enumerate(words) if i and w[0].isupper() or _DIGIT.search(w)]
+    return tuple(_fold(n) for n in found)
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
+    """True when a name or number of QUESTION (`names`) occurs in none of PASSAGES (title or text)."""
+    wanted = names(question, lang)
+    if not wanted:
         return False
-    text = unicodedata.normalize("NFKC", " ".join(f"{p.title} {p.text}" for p in passages)).lower()
-    return any(unicodedata.normalize("NFKC", n).lower() not in text for n in names)
+    text = _fold(" ".join(f"{p.title} {p.text}" for p in passages))
+    return any(n not in text for n in wanted)
 
 
 def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
@@ -294,7 +305,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
-    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang),
+    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang), "names": names(question, lang),
              "negates": lang == "en" and bool(_NEGATION.search(question))}
     top_overlap = best_overlap or 1.0
     acc: dict[str, Any] = {}
@@ -334,6 +345,14 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
     return acc
+
+
+def _missing(wanted: Sequence[str], sentence: str) -> float:
+    """The share of WANTED (the question's `names`) not in SENTENCE (0 when the question names nothing)."""
+    if not wanted:
+        return 0.0
+    text = _fold(sentence)
+    return sum(n not in text for n in wanted) / len(wanted)
 
 
 def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
@@ -382,6 +401,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "question_match": c["question_match"],
         "unnamed": float(c["unnamed"]),
         "negation": float(c["negates"] and not _NEGATION.search(c["sentence"][1])),
+        "unnamed_here": _missing(c["names"], c["sentence"][1]),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
