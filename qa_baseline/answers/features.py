@@ -67,8 +67,8 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
-            "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here", "negation",
-            "neural", "neural_scored")
+            "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here",
+            "negation", "neural", "neural_scored")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
@@ -252,13 +252,17 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _missing(wanted: Sequence[str], text: str) -> float:
+    """The share of WANTED (a question's `names`) not in TEXT (0 when the question names nothing)."""
+    if not wanted:
+        return 0.0
+    folded = _fold(text)
+    return sum(n not in folded for n in wanted) / len(wanted)
+
+
 def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
     """True when a name or number of QUESTION (`names`) occurs in none of PASSAGES (title or text)."""
-    wanted = names(question, lang)
-    if not wanted:
-        return False
-    text = _fold(" ".join(f"{p.title} {p.text}" for p in passages))
-    return any(n not in text for n in wanted)
+    return _missing(names(question, lang), " ".join(f"{p.title} {p.text}" for p in passages)) > 0
 
 
 def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
@@ -286,7 +290,7 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
 def _new_candidate(seen, asked):
     """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it; ASKED: what
     holds for all of the question's candidates (question_match: the best sentence overlap among its passages,
-    unnamed: unnamed(), negates: the English question negates)."""
+    unnamed: unnamed(), names: names(), negates: the English question negates)."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
             "marker": 0.0, "seen": seen, "sentence": (-1.0, ""), "afters": set(), **asked}
@@ -305,8 +309,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
-    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang), "names": names(question, lang),
-             "negates": lang == "en" and bool(_NEGATION.search(question))}
+    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang),
+             "names": names(question, lang), "negates": lang == "en" and bool(_NEGATION.search(question))}
     top_overlap = best_overlap or 1.0
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
@@ -345,14 +349,6 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
     return acc
-
-
-def _missing(wanted: Sequence[str], sentence: str) -> float:
-    """The share of WANTED (the question's `names`) not in SENTENCE (0 when the question names nothing)."""
-    if not wanted:
-        return 0.0
-    text = _fold(sentence)
-    return sum(n not in text for n in wanted) / len(wanted)
 
 
 def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
