@@ -83,14 +83,22 @@ def test_title_is_indexed_and_returned(tiny_cfg):
     assert r.title("d4") == "Moon"
 
 
-def test_top_scores_reads_the_postings_unmapped_and_the_rest_mapped(tiny_cfg):
-    """Mapped, the postings a run reads stayed in its resident memory (bench/scale.py): .doc files are read
-    through NIOFSDirectory, the terms dictionary, norms and the rest stay memory-mapped."""
+@pytest.mark.parametrize("limit_mb", [0, 64])
+def test_top_scores_maps_small_postings_and_reads_large_ones_unmapped(tiny_cfg, monkeypatch, limit_mb):
+    """Mapped, the postings a run reads stayed in its resident memory (bench/scale.py): .doc files over
+    MAPPED_POSTINGS_MB are read through NIOFSDirectory, the terms dictionary, norms and the rest stay
+    memory-mapped; the tiny index's postings (under 64 MB) are mapped with the rest."""
     from jnius import cast
+
+    from qa_baseline.retrievers import bm25
+    monkeypatch.setattr(bm25, "MAPPED_POSTINGS_MB", limit_mb)
     r = open_retriever("bm25", tiny_cfg, {})
-    assert r.top_scores(["cat"], 1)[0]
-    directory = cast("org.apache.lucene.store.FileSwitchDirectory",
-                     cast("org.apache.lucene.index.DirectoryReader", r._lucene[0].getIndexReader()).directory())
+    assert r.top_scores(["cat"], 1)[0] == r.top_scores(["cat"], 1)[0] == [s for _, s in r.search(["cat"], 1)[0]]
+    directory = cast("org.apache.lucene.index.DirectoryReader", r._lucene[0].getIndexReader()).directory()
+    if limit_mb:
+        assert directory.getClass().getName() == "org.apache.lucene.store.MMapDirectory"
+        return
+    directory = cast("org.apache.lucene.store.FileSwitchDirectory", directory)
     kinds = {f.rsplit(".", 1)[-1]: directory.getDirectory(f).getClass().getName().rsplit(".", 1)[-1]
              for f in directory.listAll() if "." in f}
     assert kinds.pop("doc") == "NIOFSDirectory" and {"tim", "tip", "nvd", "fdt"} <= set(kinds)

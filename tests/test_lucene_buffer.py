@@ -63,3 +63,11 @@ def test_mapped_reading_is_kept_on_request(tmp_path, monkeypatch):
     monkeypatch.setenv("QA_BASELINE_INDEX_MAPPED", "1")
     lucene.build_bm25(cfg, root=str(tmp_path / "b"))
     assert len(swapped) == 1 and str(tmp_path / "a") in swapped[0]
+
+
+def test_a_build_ends_in_one_segment(tmp_path):
+    """Two indexing threads write a segment each; the build merges them into one (as index/merge.py's Ray
+    route and Anserini's prebuilt indexes do): each term is looked up once per query, not once per segment."""
+    cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
+    folder = lucene.build_bm25(cfg, threads=2, root=str(tmp_path))
+    assert [f for f in os.listdir(os.path.join(folder, "lucene")) if f.endswith(".si")] == ["_2.si"]

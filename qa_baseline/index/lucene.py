@@ -85,6 +85,8 @@ def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True
+    args.optimize = True  # one segment at the end, as index/merge.py's and Anserini's prebuilt indexes: same scores,
+    # a fresh process's MCQA pass 5-9% faster on shared-en (each term looked up once, not per segment)
     if analyzer in LANGUAGE:
         args.language = LANGUAGE[analyzer]
     elif analyzer == "jieba":

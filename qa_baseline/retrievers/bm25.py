@@ -18,6 +18,10 @@ BATCH_MAX_K = 10
 # Lucene refuses a query of more than 1,024 terms (IndexSearcher.TooManyClauses): a long question, or a Chinese
 # one of 1,000 characters (as many bigrams), would stop the run; its full query is scored instead
 MAX_CLAUSES = 1 << 16
+# top_scores maps postings (.doc files) up to this size, and reads larger ones into buffers (bench/mcqa_speed.py,
+# bench/scale.py): mapped, a run keeps the pages it read resident (at most this much); buffered, a fresh process
+# searched shared-en's 9 MB ~14% slower
+MAPPED_POSTINGS_MB = 64
 
 
 class BM25:
@@ -72,21 +76,22 @@ class BM25:
         passages that cannot enter it) on self.threads Python threads (pyjnius leaves the GIL while Lucene
         runs), and Anserini's rounding and tie adjustment follow (anserini_scores). A passage's score is the
         sum of its terms' float scores in double precision, cast to float, under either collector: the same
-        K scores (tests/test_bm25.py; bench/mcqa_speed.py compares the 5,464 MCQA queries). The postings
-        (.doc) are read into buffers (NIOFSDirectory), the rest memory-mapped: mapped, the postings a run
-        reads stayed in its resident memory (397 of 607 MB after the 146 dev questions on 5M passages, 2x
-        the run's on 100k: bench/scale.py); buffered, a shared-en run measured 7% slower cold and 15% warm,
-        within that machine's noise (docs/results.md)."""
+        K scores (tests/test_bm25.py; bench/mcqa_speed.py compares the 5,464 MCQA queries). The index is
+        memory-mapped, but postings (.doc) over MAPPED_POSTINGS_MB are read into buffers (NIOFSDirectory): mapped,
+        the postings a run reads stay in its resident memory (397 of 607 MB after the 146 dev questions on 5M
+        passages, 2x the run's on 100k: bench/scale.py); buffered, shared-en's first pass was ~14% slower
+        (docs/results.md)."""
         texts = [pretokenize(q, self.analyzer) for q in queries]
         if self._lucene is None:
             autoclass = jvm.start()
             from jnius import cast
             folder = os.path.join(self.index_dir, "lucene")
-            postings = autoclass("java.util.HashSet")()
-            postings.add("doc")
-            directory = autoclass("org.apache.lucene.store.FileSwitchDirectory")(
-                postings, nio_directory(folder),
-                autoclass("org.apache.lucene.store.MMapDirectory")(autoclass("java.io.File")(folder).toPath()), True)
+            directory = autoclass("org.apache.lucene.store.MMapDirectory")(autoclass("java.io.File")(folder).toPath())
+            if sum(e.stat().st_size for e in os.scandir(folder) if e.name.endswith(".doc")) > MAPPED_POSTINGS_MB << 20:
+                postings = autoclass("java.util.HashSet")()
+                postings.add("doc")
+                directory = autoclass("org.apache.lucene.store.FileSwitchDirectory")(
+                    postings, nio_directory(folder), directory, True)
             reader = autoclass("org.apache.lucene.index.DirectoryReader").open(directory)
             lucene = autoclass("org.apache.lucene.search.IndexSearcher")(cast("org.apache.lucene.index.IndexReader", reader))
             lucene.setSimilarity(self._searcher.get_similarity())
