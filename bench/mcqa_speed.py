@@ -97,10 +97,7 @@ def bm25s_route(cfg, threads, save_dir=None):
     """bm25s's index of CFG's passages (saved to SAVE_DIR when given): (top_scores, read seconds, index seconds)."""
     import bm25s
     t0 = time.perf_counter()
-    ids, texts = [], []
-    for p in read_corpus(cfg, Problems("stop")):
-        ids.append(p["id"])
-        texts.append(passage_text(p, cfg))  # default analyzer: no pre-tokenizing
+    texts = [passage_text(p, cfg) for p in read_corpus(cfg, Problems("stop"))]  # default analyzer: not pre-tokenized
     t1 = time.perf_counter()
     retriever = bm25s.BM25(k1=K1, b=B)
     retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer(), show_progress=False), show_progress=False)
@@ -133,7 +130,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=5, help="timed passes per route; median reported (default 5)")
     ap.add_argument("--warmup", type=int, default=3,
                     help="untimed passes per route before the warm passes (default 3: the JIT needs ~20k queries)")
-    ap.add_argument("--cold-repeats", type=int, default=3, help="fresh processes per cold route, ours and bm25s (default 3; 0: none)")
+    ap.add_argument("--cold-repeats", type=int, default=3,
+                    help="fresh processes per cold route, ours and bm25s (default 3; 0: none)")
     ap.add_argument("--cold-child", choices=("a", "b", "c", "d"), help=argparse.SUPPRESS)
     ap.add_argument("--bm25s-index", help=argparse.SUPPRESS)  # a cold child c's saved bm25s index
     ap.add_argument("--k", type=int, default=3, help="hits per query (default 3, the published baseline)")
