@@ -66,8 +66,11 @@ def test_mapped_reading_is_kept_on_request(tmp_path, monkeypatch):
 
 
 def test_a_build_ends_in_one_segment(tmp_path):
-    """Two indexing threads write a segment each; the build merges them into one (as index/merge.py's Ray
-    route and Anserini's prebuilt indexes do): each term is looked up once per query, not once per segment."""
-    cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
-    folder = lucene.build_bm25(cfg, threads=2, root=str(tmp_path))
-    assert [f for f in os.listdir(os.path.join(folder, "lucene")) if f.endswith(".si")] == ["_2.si"]
+    """Two indexing threads write a segment each (10,000 passages in two shards, so that both run at once);
+    the build merges them into one (as index/merge.py's Ray route and Anserini's prebuilt indexes do): each
+    term is looked up once per query, not once per segment."""
+    corpus = tmp_path / "many.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "contents": f"word{i % 97} text {i}"}) + "\n"
+                              for i in range(10_000)), encoding="utf-8")
+    folder = lucene.build_bm25(corpus_config(str(corpus)), threads=2, root=str(tmp_path))
+    assert len([f for f in os.listdir(os.path.join(folder, "lucene")) if f.endswith(".si")]) == 1
