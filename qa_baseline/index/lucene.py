@@ -72,8 +72,9 @@ def start_jvm() -> Callable[[str], Any]:
     return jvm.start(os.environ.get("QA_BASELINE_INDEX_HEAP", HEAP))
 
 
-def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int) -> Any:
-    """Anserini's IndexCollection on a folder of JSON-lines files, constructed (its IndexWriter open), not run."""
+def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int, optimize: bool = True) -> Any:
+    """Anserini's IndexCollection on a folder of JSON-lines files, constructed (its IndexWriter open), not run;
+    OPTIMIZE: merge its segments into one at the end."""
     autoclass = start_jvm()
     args = autoclass("io.anserini.index.IndexCollection$Args")()
     # a fixed RAM buffer (Anserini's default is 4 GB), within half the heap the JVM actually has
@@ -85,8 +86,8 @@ def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True
-    args.optimize = True  # one segment at the end, as index/merge.py's and Anserini's prebuilt indexes: same scores,
-    # a fresh process's MCQA pass 5-9% faster on shared-en (each term looked up once, not per segment)
+    args.optimize = optimize  # one segment, as index/merge.py's and Anserini's prebuilt indexes: same scores, a
+    # fresh process's MCQA pass 5-9% faster on shared-en (each term looked up once, not per segment)
     if analyzer in LANGUAGE:
         args.language = LANGUAGE[analyzer]
     elif analyzer == "jieba":
@@ -94,12 +95,12 @@ def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int
     return autoclass("io.anserini.index.IndexCollection")(args)
 
 
-def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
+def run_anserini(input_dir: str, index_dir: str, analyzer: str, threads: int, optimize: bool = True) -> int:
     """anserini_indexer run, its segments read unmapped (read_unmapped) unless QA_BASELINE_INDEX_MAPPED=1;
     returns the number of documents indexed."""
     start_jvm()  # before java_log, which needs Anserini's classes
     with java_log(os.path.join(os.path.dirname(index_dir), "anserini.log")):  # ~35 INFO lines: to the file
-        indexer = anserini_indexer(input_dir, index_dir, analyzer, threads)
+        indexer = anserini_indexer(input_dir, index_dir, analyzer, threads, optimize)
         if os.environ.get("QA_BASELINE_INDEX_MAPPED") != "1":
             read_unmapped(indexer, index_dir)
         indexer.run()

@@ -57,7 +57,7 @@ def index_part(data: bytes, analyzer: str, threads: int) -> tuple[int, dict[str,
         os.makedirs(docs)
         with open(os.path.join(docs, "part.jsonl"), "wb") as f:
             f.write(data)
-        count = run_anserini(docs, index, analyzer, threads)
+        count = run_anserini(docs, index, analyzer, threads, optimize=False)  # merge_indexes makes one segment
         files: dict[str, bytes] = {}
         for name in os.listdir(index):
             if name != "write.lock":
