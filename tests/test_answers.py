@@ -185,6 +185,15 @@ def test_no_answer_cues_negation_and_unnamed(en):
     assert not unnamed("イタセンパラが１９７４年に指定されたのは?", ja, "ja")  # full-width digits, NFKC
 
 
+def test_a_candidate_naming_a_retrieved_article(en):
+    """names_article: the weight of the best retrieved passage whose article the candidate names (the answer of
+    many of NIILC's encyclopaedic questions is the article's subject), 0 for the others."""
+    ps = _passages("answers-corpus-en.jsonl")
+    feats = {c.key: c.features["names_article"] for c in en.candidates("Who sings in the group from Florida?", ps)}
+    assert feats["limp bizkit"] == pytest.approx(0.9) and feats["fred durst"] == pytest.approx(0.8)
+    assert feats["jacksonville"] == 0.0 and feats["1997"] == 0.0
+
+
 def test_no_passage_no_candidate(en):
     assert en.candidates("Who founded Rome?", []) == []
     model = scorers.AnswerModel()

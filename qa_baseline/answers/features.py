@@ -39,6 +39,9 @@ features (FEATURES):
   the question negates (not, never, n't, ...) and the candidate's sentence does not; both are cues of
   questions written to have no answer (SQuAD 2.0's entity-swap and negation questions);
   neural, neural_scored: the neural evidence of answers/neural.py (`--neural cross|e5`; 0 unless asked for);
+  names_article: the w of the best retrieved passage whose title the candidate is (its article's subject:
+  the answer of many encyclopaedic questions, 君沢形 for スクーナーが導入される契機は何, and the topic of many
+  others), else 0;
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
@@ -68,7 +71,7 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
             "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here",
-            "negation", "neural", "neural_scored")
+            "negation", "neural", "neural_scored", "names_article")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
@@ -293,7 +296,7 @@ def _new_candidate(seen, asked):
     unnamed: unnamed(), names: names(), negates: the English question negates)."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "seen": seen, "sentence": (-1.0, ""), "afters": set(), **asked}
+            "marker": 0.0, "names_article": 0.0, "seen": seen, "sentence": (-1.0, ""), "afters": set(), **asked}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
@@ -348,6 +351,9 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                     c["sentence"] = (match * w, sentence.text)
                 if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
                     c["passages"][p.docid] = (match, w, rank)
+    for p, w in zip(passages, weights):  # a candidate that names a retrieved article: its best passage weight
+        if c := acc.get(_normalize(p.title)):
+            c["names_article"] = max(c["names_article"], w)
     return acc
 
 
@@ -399,6 +405,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "negation": float(c["negates"] and not _NEGATION.search(c["sentence"][1])),
         "unnamed_here": _missing(c["names"], c["sentence"][1]),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
+        "names_article": c["names_article"],
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
 
