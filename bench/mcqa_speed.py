@@ -82,6 +82,20 @@ def cpu_s():
     return usage.ru_utime + usage.ru_stime
 
 
+def timed_open(open_index):
+    """OPEN_INDEX() and what it took: (its result, {"start_s": wall seconds, "start_cpu_s": CPU seconds})."""
+    started, started_cpu = time.perf_counter(), cpu_s()
+    opened = open_index()
+    return opened, {"start_s": time.perf_counter() - started, "start_cpu_s": cpu_s() - started_cpu}
+
+
+def cold_pass(questions, top_scores, k, start):
+    """A cold child's one pass over QUESTIONS: its wall and CPU seconds, with START, as one JSON line on stdout."""
+    t0, c0 = time.perf_counter(), cpu_s()
+    answer(questions, top_scores, k)
+    print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu_s() - c0, **start}))
+
+
 def make_cds_archive(corpus, k):
     """Cold children until the JVM's class-data-sharing archive exists (jvm.py: two runs list their classes,
     the third has it made in the background), so that the timed children map it."""
@@ -145,24 +159,16 @@ def main():
     if not os.path.isfile(os.path.join(bm25_dir(cfg), "manifest.json")):
         print(f"building the {args.corpus} index first ...", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, "-m", "qa_baseline.index", "--corpus", args.corpus, "--no-dense"], cwd=PROJECT, check=True)
-    if args.cold_child == "c":  # bm25s's first pass in this fresh process (no JVM), time on stdout
+    if args.cold_child == "c":  # bm25s's first pass in this fresh process (no JVM)
         import bm25s
-        started, started_cpu = time.perf_counter(), cpu_s()
-        retriever = bm25s.BM25.load(args.bm25s_index, show_progress=False)
-        start = {"start_s": time.perf_counter() - started, "start_cpu_s": cpu_s() - started_cpu}
-        t0, c0 = time.perf_counter(), cpu_s()
-        answer(questions, bm25s_scores(retriever, args.threads), args.k)
-        print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu_s() - c0, **start}))
+        retriever, start = timed_open(lambda: bm25s.BM25.load(args.bm25s_index, show_progress=False))
+        cold_pass(questions, bm25s_scores(retriever, args.threads), args.k, start)
         return
     if not args.cold_child:  # this process's JVM would list its classes for the archive and, living on, keep
         os.environ[CDS] = "off"  # make_cds_archive's children from ever finding the lists complete
-    started, started_cpu = time.perf_counter(), cpu_s()
-    bm25 = open_retriever("bm25", cfg, {"k1": K1, "b": B})  # starts the JVM
-    start = {"start_s": time.perf_counter() - started, "start_cpu_s": cpu_s() - started_cpu}
-    if args.cold_child:  # one pass in this fresh process, time on stdout
-        t0, c0 = time.perf_counter(), cpu_s()
-        answer(questions, lucene_routes(bm25)[args.cold_child], args.k)
-        print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu_s() - c0, **start}))
+    bm25, start = timed_open(lambda: open_retriever("bm25", cfg, {"k1": K1, "b": B}))  # starts the JVM
+    if args.cold_child:  # one pass in this fresh process
+        cold_pass(questions, lucene_routes(bm25)[args.cold_child], args.k, start)
         return
     saved = tempfile.TemporaryDirectory(prefix="bm25s-")
     if not args.skip_bm25s:
