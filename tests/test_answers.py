@@ -210,6 +210,28 @@ def test_japanese_candidates():
     assert top[0] == "石原慎太郎"
 
 
+def test_japanese_span_boundary_features():
+    """Which of two nested spans is the answer: `bracket` marks a span cut across a gloss (1904年(明治37年),
+    `unit_end` the one ending with the unit a 何X question asks for (江西省, not 江西省貴渓市), `holds_type` a
+    span holding a shorter mention of the expected type (李明博 holding the person 李: the recogniser cut the
+    name short), none of them its parts."""
+    ja = Extractor("ja")
+    ps = [Passage("a", "赤沢銅山", "1904年(明治37年)には鉱山事務所など3ヵ所への電話敷設を行った。", 1.0),
+          Passage("b", "竜虎山", "竜虎山は江西省貴渓市にある山である。", 0.9),
+          Passage("c", "大統領", "李明博は韓国の大統領であった。", 0.8)]
+
+    def features(question, name):
+        return {c.text: c.features[name] for c in ja.candidates(question, ps)}
+
+    bracket = features("電話敷設が行われたのはいつですか?", "bracket")
+    assert bracket["1904年(明治37年"] == 1.0 and bracket["1904年"] == bracket["明治37年"] == 0.0
+    unit_end = features("竜虎山は何省にあるの?", "unit_end")
+    assert unit_end["江西省"] == 1.0 and unit_end["江西省貴渓市"] == 0.0
+    holds = features("韓国の大統領は誰?", "holds_type")
+    assert holds["李明博"] == 1.0 and holds["李"] == holds["明博"] == 0.0
+    assert set(features("竜虎山はなぜ有名なのか?", "holds_type").values()) == {0.0}  # an untyped question
+
+
 def test_japanese_country_of_a_nationality_language_or_product():
     """GiNZA keeps イギリス人 / イタリア語 / 日本製 as one token: the country alone is a mention too (どの国), beside the
     entity; a province (東京都民) or an unlabelled word (ラテン語) gives none."""
@@ -397,6 +419,8 @@ def test_qac3_follow_ups_use_the_series(en_corpus, tmp_path):
     assert p.returncode == 0, p.stderr
     trace = [json.loads(line) for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
     assert trace[1]["query"] == "Where was he born? Who is the lead singer of Limp Bizkit?"
+    top = trace[1]["candidates"][0]  # with the sentence it was found in, for error analysis
+    assert (top["text"], top["sentence"]) == ("Jacksonville", "Fred Durst was born in Jacksonville, Florida, in 1970.")
     sub = [line.split("\t") for line in (out / "submission.txt").read_text(encoding="utf-8").splitlines()]
     assert sub[1][2] == "Jacksonville" and sub[2][2] == "1970"
     row = json.loads((out / "row.json").read_text())

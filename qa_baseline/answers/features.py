@@ -42,6 +42,11 @@ features (FEATURES):
   names_article: the w of the best retrieved passage whose title the candidate is (its article's subject:
   the answer of many encyclopaedic questions, 君沢形 for スクーナーが導入される契機は何, and the topic of many
   others), else 0;
+- bracket: 1 when it holds a bracket or quote mark (1904年(明治37年, 『水滸伝: a span cut across a gloss or a
+  title; 11 of ja-task1-dev's 799 questions have such an answer, 108 of its top-5 candidates were such);
+  unit_end (Japanese): it ends with the unit a 何X question asks for (江西省 for 何省, not 江西省貴渓市);
+  holds_type: one of its mentions, not of the question's expected type itself, holds a shorter mention that
+  is (濃尾平野 holding the place 濃尾, 李明博 the person 李: the entity recogniser cut the name short);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
@@ -71,13 +76,14 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
             "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here",
-            "negation", "neural", "neural_scored", "names_article")
+            "negation", "neural", "neural_scored", "names_article", "bracket", "unit_end", "holds_type")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
 WINDOW = (6, 10)  # tokens around a mention that count as near it (English, Japanese: shorter tokens)
 _WORDS = re.compile(r"\w+")
 _EN_WORD, _DIGIT = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]"), re.compile(r"\d")
+_BRACKET = re.compile(r"[()\[\]{}「」『』【】〈〉《》〔〕“”\"]")  # after normalize (NFKC: （ -> ()
 _JA_NUMBER = re.compile(r"[0-9０-９]+")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
 # a point in time, what a date question asks for (English: a year, a month, a century; Japanese: any digit)
@@ -276,7 +282,7 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     question offers (strings)."""
     units = [u for u in (_units(o, lang) for o in options) if u]
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
-    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units)
+    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units, atype.labels)
     q_set = set(_units(question, lang))
     out: list[tuple[float, int, Candidate]] = []
     for key, c in found.items():
@@ -296,12 +302,13 @@ def _new_candidate(seen, asked):
     unnamed: unnamed(), names: names(), negates: the English question negates)."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "names_article": 0.0, "seen": seen, "sentence": (-1.0, ""), "afters": set(), **asked}
+            "marker": 0.0, "names_article": 0.0, "holds_type": 0.0, "seen": seen, "sentence": (-1.0, ""),
+            "afters": set(), **asked}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
             parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str, sides: Mapping[str, int], marker: str,
-            options: Collection[Sequence[str]]) -> dict[str, Any]:
+            options: Collection[Sequence[str]], typed: Collection[str] = ()) -> dict[str, Any]:
     """{normalised mention: what its mentions show (see _new_candidate), or False for one contained in the
     question or its CONTEXT and not an option}, in the order first seen; QKEYS: weights after local_idf."""
     weights = passage_weights(passages)
@@ -319,7 +326,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
             hits = [(i, k) for i, k in enumerate(sentence.words) if k in qkeys]  # the question's words in it
-            for m, inside in zip(sentence.mentions, sentence.inside):
+            holding = _holds_type(sentence, typed) if typed else ()
+            for j, (m, inside) in enumerate(zip(sentence.mentions, sentence.inside)):
                 key = _normalize(m.text)
                 if not key:
                     continue
@@ -337,6 +345,8 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                     c["marker"] = max(c["marker"], overlap)
                 c["window"] = max(c["window"], near)
                 c["inside"] = min(c["inside"], float(inside))
+                if holding and holding[j]:
+                    c["holds_type"] = 1.0
                 c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
                 c["forms"][m.text] += 1
                 c["labels"].add(m.label)
@@ -355,6 +365,14 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
         if c := acc.get(_normalize(p.title)):
             c["names_article"] = max(c["names_article"], w)
     return acc
+
+
+def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
+    """Per mention of SENTENCE: does it hold a shorter mention of a TYPED label without being of one itself
+    (濃尾平野 holding the place 濃尾, 李明博 the person 李)?"""
+    inner = [(m.start, m.end) for m in sentence.mentions if m.label in typed]
+    return [m.label not in typed and any(m.start <= s and e <= m.end and (s, e) != (m.start, m.end)
+                                         for s, e in inner) for m in sentence.mentions]
 
 
 def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
@@ -406,6 +424,9 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "unnamed_here": _missing(c["names"], c["sentence"][1]),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "names_article": c["names_article"],
+        "bracket": float(bool(_BRACKET.search(key))),
+        "unit_end": float(lang == "ja" and bool(atype.unit) and key.endswith(_normalize(atype.unit))),
+        "holds_type": c["holds_type"],
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
 

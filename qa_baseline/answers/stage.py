@@ -188,5 +188,5 @@ def trace_record(qid: str, question: str, query: str, passages: Sequence[Passage
             "answers": [c.text for c in chosen],
             "passages": [{"docid": p.docid, "title": p.title, "score": p.score} for p in passages],
             "candidates": [{"text": c.text, "docid": c.docid, "labels": list(c.labels), "score": round(s, 4),
-                            "features": {k: round(v, 4) for k, v in c.features.items()}}
+                            "sentence": c.sentence, "features": {k: round(v, 4) for k, v in c.features.items()}}
                            for c, s in scored[:top]]}
