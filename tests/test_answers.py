@@ -232,6 +232,20 @@ def test_japanese_span_boundary_features():
     assert set(features("竜虎山はなぜ有名なのか?", "holds_type").values()) == {0.0}  # an untyped question
 
 
+def test_question_character_bigrams_in_the_candidates_sentence():
+    """`bigrams` (Japanese): the share of the question's character bigrams (not both hiragana) in the sentence of
+    the candidate's mention: 竜虎 虎山 山は of 竜虎 虎山 山は は何 何省 省に; 0 for a sentence sharing none, and in English."""
+    from qa_baseline.answers.features import _bigrams
+    assert _bigrams("竜虎山は何省にあるの?") == {"竜虎", "虎山", "山は", "は何", "何省", "省に"}
+    ps = [Passage("a", "赤沢銅山", "1904年(明治37年)には鉱山事務所など3ヵ所への電話敷設を行った。", 1.0),
+          Passage("b", "竜虎山", "竜虎山は江西省貴渓市にある山である。", 0.9)]
+    found = {c.text: c.features["bigrams"] for c in Extractor("ja").candidates("竜虎山は何省にあるの?", ps)}
+    assert found["江西省"] == 0.5 and found["1904年"] == 0.0
+    en = {c.text: c.features["bigrams"] for c in Extractor("en").candidates("Where was Fred Durst born?",
+                                                                            _passages("answers-corpus-en.jsonl"))}
+    assert set(en.values()) == {0.0}
+
+
 def test_japanese_country_of_a_nationality_language_or_product():
     """GiNZA keeps イギリス人 / イタリア語 / 日本製 as one token: the country alone is a mention too (どの国), beside the
     entity; a province (東京都民) or an unlabelled word (ラテン語) gives none."""

@@ -47,6 +47,9 @@ features (FEATURES):
   unit_end (Japanese): it ends with the unit a 何X question asks for (江西省 for 何省, not 江西省貴渓市);
   holds_type: one of its mentions, not of the question's expected type itself, holds a shorter mention that
   is (濃尾平野 holding the place 濃尾, 李明博 the person 李: the entity recogniser cut the name short);
+- bigrams (Japanese): the largest share, over the sentences of its mentions, of the question's character
+  bigrams (letters and digits, not both hiragana) that the sentence holds: a paraphrase keeps compounds that
+  GiNZA's words split differently (English: 0; its word bigrams lowered the SQuAD stand-in's AFM);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
 
@@ -76,7 +79,7 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
             "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here",
-            "negation", "neural", "neural_scored", "names_article", "bracket", "unit_end", "holds_type")
+            "negation", "neural", "neural_scored", "names_article", "bracket", "unit_end", "holds_type", "bigrams")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
@@ -302,8 +305,8 @@ def _new_candidate(seen, asked):
     unnamed: unnamed(), names: names(), negates: the English question negates)."""
     return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
             "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "names_article": 0.0, "holds_type": 0.0, "seen": seen, "sentence": (-1.0, ""),
-            "afters": set(), **asked}
+            "marker": 0.0, "names_article": 0.0, "holds_type": 0.0, "bigrams": 0.0, "seen": seen,
+            "sentence": (-1.0, ""), "afters": set(), **asked}
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
@@ -322,11 +325,13 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang),
              "names": names(question, lang), "negates": lang == "en" and bool(_NEGATION.search(question))}
     top_overlap = best_overlap or 1.0
+    q_bigrams = _bigrams(question) if lang == "ja" else frozenset()
     acc: dict[str, Any] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
             hits = [(i, k) for i, k in enumerate(sentence.words) if k in qkeys]  # the question's words in it
             holding = _holds_type(sentence, typed) if typed else ()
+            s_bigrams = len(q_bigrams & _bigrams(sentence.text)) / len(q_bigrams) if q_bigrams else 0.0
             for j, (m, inside) in enumerate(zip(sentence.mentions, sentence.inside)):
                 key = _normalize(m.text)
                 if not key:
@@ -345,6 +350,7 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
                     c["marker"] = max(c["marker"], overlap)
                 c["window"] = max(c["window"], near)
                 c["inside"] = min(c["inside"], float(inside))
+                c["bigrams"] = max(c["bigrams"], s_bigrams)
                 if holding and holding[j]:
                     c["holds_type"] = 1.0
                 c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
@@ -365,6 +371,13 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
         if c := acc.get(_normalize(p.title)):
             c["names_article"] = max(c["names_article"], w)
     return acc
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bigrams(text: str) -> frozenset[str]:
+    """The character bigrams of a Japanese TEXT (NFKC, lower case) of letters and digits, not both hiragana."""
+    chars = [ch for ch in _fold(text) if ch.isalnum()]
+    return frozenset(a + b for a, b in zip(chars, chars[1:]) if not ("ぁ" <= a <= "ゟ" and "ぁ" <= b <= "ゟ"))
 
 
 def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
@@ -427,6 +440,7 @@ def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_se
         "bracket": float(bool(_BRACKET.search(key))),
         "unit_end": float(lang == "ja" and bool(atype.unit) and key.endswith(_normalize(atype.unit))),
         "holds_type": c["holds_type"],
+        "bigrams": c["bigrams"],
         "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
     }
 

@@ -98,7 +98,7 @@ def vector(f: Mapping[str, float]) -> list[float]:
 # each one's rank among the question's candidates, since a value means little alone (evidence 0.8 is the best
 # of one question and the tenth of another); ranks, not values over the best, kept more answers at the top
 GRADED = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "window", "best_sentence",
-          "order", "marker", "q_overlap", "length", "documents", "best_evidence", "mean_match")
+          "order", "marker", "q_overlap", "length", "documents", "best_evidence", "mean_match", "bigrams")
 _GRADED_COLUMNS = [FEATURES.index(k) for k in GRADED]
 NAMES = [*FEATURES, "log_evidence", "log_support", "rule", *(f"rank_{k}" for k in GRADED)]  # matrix()'s columns
 
