@@ -373,7 +373,6 @@ def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passag
     return acc
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _bigrams(text: str) -> frozenset[str]:
     """The character bigrams of a Japanese TEXT (NFKC, lower case) of letters and digits, not both hiragana."""
     chars = [ch for ch in _fold(text) if ch.isalnum()]
