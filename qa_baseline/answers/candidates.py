@@ -7,10 +7,11 @@ A mention is a span of a sentence that could be a short answer:
   counterpart, such as animals, diseases or elements, are `OTHERS`), and the country of a Japanese
   nationality, language or product (イギリス人, イタリア語, 日本製 -> イギリス, イタリア, 日本: GPE, fine label Country), and the
   prefecture and municipalities of an address written as one token (東京都渋谷区千駄ヶ谷 -> 東京都, 渋谷区);
-- `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns, numbers and noun
-  suffixes, its parts and `AのB`, and GiNZA's bunsetu phrases ending in a noun), or the text inside quotes
-  (「…」『…』“…”), without function words at its edges, labelled `NP` (or with the entity label of the same
-  span);
+- `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns (by GiNZA's part of
+  speech or by the dictionary's tag: フグ, which GiNZA may tag PRON), numbers and noun suffixes, its parts,
+  `AのB`, `AのBのC`, `AとB`, and GiNZA's bunsetu phrases ending in a noun; a word GiNZA keeps with its kana
+  reading, 律動（りつどう）, also without it), or the text inside quotes (「…」『…』“…”), without function words at
+  its edges, labelled `NP` (or with the entity label of the same span);
 - `num`: a number, date or quantity with its unit found by rule (`numbers.spans`).
 Words are the keys the closeness of a mention to the question's words is measured with: the lower-cased
 lemma of each content word ("" for stop words and punctuation)."""
@@ -94,6 +95,7 @@ def _trim(tokens):
 
 
 _JOINERS = {"・", "＝", "=", "·"}
+_READING = re.compile(r"[（(][ぁ-ゖー・]+[）)]$")  # a reading in kana after a word, in brackets
 
 
 def _script(text):
@@ -109,8 +111,10 @@ def _script(text):
 
 
 def _is_run_token(tok):
-    """A token that continues a Japanese compound: a noun, number, noun suffix or adjectival noun (知的)."""
-    return tok.pos_ in _JA_RUN_POS or tok.tag_.startswith(("接尾辞", "形状詞"))
+    """A token that continues a Japanese compound: a noun, number, noun suffix or adjectival noun (知的); a
+    noun by its dictionary tag too, whatever its part of speech in context (フグ PRON, ヴィエンチャン VERB,
+    死亡 of 死亡し VERB, 合法 ADJ)."""
+    return tok.pos_ in _JA_RUN_POS or tok.tag_.startswith(("接尾辞", "形状詞", "名詞"))
 
 
 def _cut(a, b):
@@ -118,14 +122,21 @@ def _cut(a, b):
     common noun meets a proper noun (大統領|李明博, 江西省|貴渓市); never at a middle dot."""
     if a.text in _JOINERS or b.text in _JOINERS:
         return False
-    return _script(b.text) != _script(a.text) or (a.pos_ == "PROPN") != (b.pos_ == "PROPN")
+    return _script(b.text) != _script(a.text) or _proper(a) != _proper(b)
+
+
+def _proper(tok):
+    """A proper noun, by its part of speech or its dictionary tag (三善 of 漢学者三善清行 is NOUN)."""
+    return tok.pos_ == "PROPN" or tok.tag_.startswith("名詞-固有名詞")
 
 
 def _runs(sent):
     """Japanese compounds: maximal runs of nouns, numbers, suffixes and adjectival nouns (a middle dot joins
     two of them: ユーリ・ガガーリン), and the parts of a run cut where the script changes or a common noun
-    meets a proper noun (妃|ギュルチチェク・ハトゥン, イングランド国王|ヘンリー8世, 大統領|李明博); also two runs
-    joined by の (世界初の実用的電話の発明), over a closing quote too (『新喜楽』の1階)."""
+    meets a proper noun (妃|ギュルチチェク・ハトゥン, イングランド国王|ヘンリー8世, 大統領|李明博), a run without its
+    last noun suffix (第二次世界大戦|中), the items of a kanji list (麻疹・水痘・結核); also two runs joined by の (実用的電話
+    の発明), over a closing quote too (『新喜楽』の1階), or by と / や / から (プロパティと値), and three joined by の
+    (世界初の実用的電話の発明)."""
     toks = list(sent)
     runs, run = [], []
     for i, tok in enumerate(toks + [None]):
@@ -145,11 +156,29 @@ def _runs(sent):
                 yield doc[run[j].i:run[-1].i + 1]
                 if run[j].pos_ != "NUM":
                     yield doc[run[0].i:run[j - 1].i + 1]
+        if len(run) >= 2 and run[-1].tag_.startswith("接尾辞-名詞的") and "助数詞" not in run[-1].tag_ \
+                and run[-2].pos_ != "NUM":
+            yield doc[run[0].i:run[-2].i + 1]  # without a noun suffix: 第二次世界大戦|中, 政治哲学|書, リス|科
+        parts: list[list[Any]] = [[]]
+        for tok in run:
+            if tok.text in _JOINERS:
+                parts.append([])
+            else:
+                parts[-1].append(tok)
+        if len(parts) >= 2 and all(p and _script(p[0].text) == "other" for p in parts):
+            for part in parts:  # a list of kanji words: 麻疹・水痘・結核
+                yield doc[part[0].i:part[-1].i + 1]
     for a, b in zip(runs, runs[1:]):
         gap = doc[a[-1].i + 1:b[0].i]
         if len(a) + len(b) <= 6 and gap.text in ("の", "」の", "』の"):
             start = a[0].i - (gap[0].text != "の" and a[0].i > 0 and doc[a[0].i - 1].text in "「『")
             yield doc[start:b[-1].i + 1]
+        elif len(a) + len(b) <= 4 and gap.text in ("と", "や", "から") and not any(
+                t.text in _FORMAL_NOUNS or "副詞可能" in t.tag_ for t in (a[0], a[-1], b[0], b[-1])):
+            yield doc[a[0].i:b[-1].i + 1]  # two coordinated words: プロパティと値, 社会性や政治性, 設計から施工
+    for a, b, c in zip(runs, runs[1:], runs[2:]):
+        if len(a) + len(b) + len(c) <= 6 and doc[a[-1].i + 1:b[0].i].text == doc[b[-1].i + 1:c[0].i].text == "の":
+            yield doc[a[0].i:c[-1].i + 1]  # 世界初の実用的電話の発明
 
 
 _QUOTED = re.compile(r"「([^「」]{1,30})」|『([^『』]{1,30})』|“([^“”]{1,30})”|\"([^\"]{1,30})\"")
@@ -246,8 +275,12 @@ def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
         key = (span.start - base, span.end - base)
         if label == "NP" and any(k[:2] == key for k in found):
             return  # the same span as an entity: keep the entity only
-        found.setdefault((*key, label), Mention(_clean(span.text), label, kind, *key, *_neighbours(sent, *key),
-                                                fine))
+        text = _clean(span.text)
+        found.setdefault((*key, label), Mention(text, label, kind, *key, *_neighbours(sent, *key), fine))
+        bare = _READING.sub("", text) if lang == "ja" else text
+        if bare != text and bare:  # GiNZA keeps a word and its reading in one token: 律動（りつどう） -> 律動
+            found.setdefault((*key, label + "-bare"), Mention(bare, label, kind, *key, *_neighbours(sent, *key),
+                                                              fine))
 
     def add_place(text, start, end, fine, tag):  # a place named inside a token or an entity, kept under TAG
         found.setdefault((start, end, tag),
