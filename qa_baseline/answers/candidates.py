@@ -134,9 +134,9 @@ def _runs(sent):
     """Japanese compounds: maximal runs of nouns, numbers, suffixes and adjectival nouns (a middle dot joins
     two of them: ユーリ・ガガーリン), and the parts of a run cut where the script changes or a common noun
     meets a proper noun (妃|ギュルチチェク・ハトゥン, イングランド国王|ヘンリー8世, 大統領|李明博), a run without its
-    last noun suffix (第二次世界大戦|中), the items of a kanji list (麻疹・水痘・結核); also two runs joined by の (実用的電話
-    の発明), over a closing quote too (『新喜楽』の1階), or by と / や / から (プロパティと値), and three joined by の
-    (世界初の実用的電話の発明)."""
+    last noun suffix (第二次世界大戦|中), the items of a kanji list (麻疹・水痘・結核); also two runs joined by の
+    (実用的電話の発明), over a closing quote too (『新喜楽』の1階), or by と / や / から (プロパティと値), and three
+    joined by の (世界初の実用的電話の発明)."""
     toks = list(sent)
     runs, run = [], []
     for i, tok in enumerate(toks + [None]):
