@@ -246,13 +246,17 @@ def test_question_character_bigrams_in_the_candidates_sentence():
     assert set(en.values()) == {0.0}
 
 
+def _ja_mentions(text):
+    """The mentions of every sentence of a Japanese TEXT, parsed by GiNZA, in order."""
+    from qa_baseline.answers import spacy_models
+    from qa_baseline.answers.candidates import sentence_mentions
+    return [m for sent in spacy_models.load("ja")(text).sents for m in sentence_mentions(sent, "ja")]
+
+
 def test_japanese_country_of_a_nationality_language_or_product():
     """GiNZA keeps イギリス人 / イタリア語 / 日本製 as one token: the country alone is a mention too (どの国), beside the
     entity; a province (東京都民) or an unlabelled word (ラテン語) gives none."""
-    from qa_baseline.answers import spacy_models
-    from qa_baseline.answers.candidates import sentence_mentions
-    doc = spacy_models.load("ja")("カーターはイギリス人の技術者で、イタリア語を話し、日本製の車に乗り、東京都民とラテン語を学んだ。")
-    mentions = [m for sent in doc.sents for m in sentence_mentions(sent, "ja")]
+    mentions = _ja_mentions("カーターはイギリス人の技術者で、イタリア語を話し、日本製の車に乗り、東京都民とラテン語を学んだ。")
     countries = [(m.text, m.label, m.fine) for m in mentions if m.fine == "Country"]
     assert [c for c in countries if c[0] in ("イギリス", "イタリア", "日本")] == [
         ("イギリス", "GPE", "Country"), ("イタリア", "GPE", "Country"), ("日本", "GPE", "Country")]
@@ -273,12 +277,8 @@ def test_japanese_country_of_a_nationality_language_or_product():
 def test_japanese_mentions_gold_answers_needed(text, gained):
     """Spans that were gold answers of ja-task1-dev in the retrieved passages but no candidate; a katakana name
     joined by a middle dot stays whole (ユーリ・ガガーリン, no ユーリ)."""
-    from qa_baseline.answers import spacy_models
-    from qa_baseline.answers.candidates import sentence_mentions
-    mentions = {m.text for sent in spacy_models.load("ja")(text).sents for m in sentence_mentions(sent, "ja")}
-    assert gained <= mentions
-    assert "ユーリ" not in {m.text for sent in spacy_models.load("ja")("ユーリ・ガガーリンは飛んだ。").sents
-                          for m in sentence_mentions(sent, "ja")}
+    assert gained <= {m.text for m in _ja_mentions(text)}
+    assert "ユーリ" not in {m.text for m in _ja_mentions("ユーリ・ガガーリンは飛んだ。")}
 
 
 @pytest.mark.parametrize("text, parts", [
@@ -296,10 +296,7 @@ def test_japanese_address_parts(text, parts):
 
 def test_japanese_address_token_gives_its_parts():
     """GiNZA leaves 東京都渋谷区千駄ヶ谷 one token with no entity: its prefecture and ward are mentions (何区)."""
-    from qa_baseline.answers import spacy_models
-    from qa_baseline.answers.candidates import sentence_mentions
-    doc = spacy_models.load("ja")("日本共産党本部ビルは東京都渋谷区千駄ヶ谷4丁目26-7にある。")
-    found = {(m.text, m.label, m.fine) for sent in doc.sents for m in sentence_mentions(sent, "ja")}
+    found = {(m.text, m.label, m.fine) for m in _ja_mentions("日本共産党本部ビルは東京都渋谷区千駄ヶ谷4丁目26-7にある。")}
     assert {("東京都", "GPE", "Province"), ("渋谷区", "GPE", "City")} <= found
 
 

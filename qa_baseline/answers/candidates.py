@@ -168,16 +168,16 @@ def _runs(sent):
         if len(parts) >= 2 and all(p and _script(p[0].text) == "other" for p in parts):
             for part in parts:  # a list of kanji words: 麻疹・水痘・結核
                 yield doc[part[0].i:part[-1].i + 1]
-    for a, b in zip(runs, runs[1:]):
-        gap = doc[a[-1].i + 1:b[0].i]
+    gaps = [doc[a[-1].i + 1:b[0].i] for a, b in zip(runs, runs[1:])]  # what stands between two runs
+    for a, b, gap in zip(runs, runs[1:], gaps):
         if len(a) + len(b) <= 6 and gap.text in ("の", "」の", "』の"):
             start = a[0].i - (gap[0].text != "の" and a[0].i > 0 and doc[a[0].i - 1].text in "「『")
             yield doc[start:b[-1].i + 1]
         elif len(a) + len(b) <= 4 and gap.text in ("と", "や", "から") and not any(
                 t.text in _FORMAL_NOUNS or "副詞可能" in t.tag_ for t in (a[0], a[-1], b[0], b[-1])):
             yield doc[a[0].i:b[-1].i + 1]  # two coordinated words: プロパティと値, 社会性や政治性, 設計から施工
-    for a, b, c in zip(runs, runs[1:], runs[2:]):
-        if len(a) + len(b) + len(c) <= 6 and doc[a[-1].i + 1:b[0].i].text == doc[b[-1].i + 1:c[0].i].text == "の":
+    for a, b, c, ab, bc in zip(runs, runs[1:], runs[2:], gaps, gaps[1:]):
+        if len(a) + len(b) + len(c) <= 6 and ab.text == bc.text == "の":
             yield doc[a[0].i:c[-1].i + 1]  # 世界初の実用的電話の発明
 
 
