@@ -3,7 +3,8 @@
 qa_baseline.tasks.mcqa.pipeline.rule_score / choose, four ways, in one process:
 
   (a) ours          : BM25.top_scores(queries, k) in chunks of pipeline.CHUNK questions, as the mcqa pipeline
-                      does without --trace (Lucene's top k scores, no stored passages read, on 2 threads)
+                      does without --trace (the index's postings.npz: every matching passage scored in numpy
+                      with Lucene's arithmetic, no JIT; read on the first call, so inside the cold pass)
   (b) ours, per query: BM25.search(queries, k, batch=False) (one Anserini search per query)
   (c) bm25s         : bm25s.tokenize (English stop words, PyStemmer English stemmer) + bm25s.BM25(k1=0.9, b=0.4,
                       method 'lucene', the default) over the same passages' indexed text (title + "\\n" + contents),
@@ -11,7 +12,10 @@ qa_baseline.tasks.mcqa.pipeline.rule_score / choose, four ways, in one process:
                       in the passage, which Lucene would not return) are dropped
   (d) ours, batched : BM25.search(queries, k): Anserini's batch_search, the pipeline's route before top_scores
                       (and its route with --trace)
-Every option score of (a) must equal (d)'s: the bench stops otherwise.
+  (e) ours, Lucene  : BM25.lucene_top_scores(queries, k): Lucene's own top k scores, no stored passages read,
+                      on 2 threads: (a)'s route before postings.npz, and for indexes without one (built before
+                      it, or of more than postings.MAX_PASSAGES passages)
+Every option score of (a) must equal (d)'s and (e)'s: the bench stops otherwise.
 Only search + scoring is timed; bm25s's tokenize + index time is reported separately. Two figures per route:
   cold: one pass in a fresh process (JVM just started, Lucene code not yet JIT-compiled), as one
         `python -m qa_baseline.run` over these questions would see it; median of --cold-repeats children
@@ -73,7 +77,7 @@ def scores_of(search):
 def lucene_routes(bm25):
     """Our routes by their letter (the cold children's --cold-child)."""
     return {"a": bm25.top_scores, "b": scores_of(lambda qs, k: bm25.search(qs, k, batch=False)),
-            "d": scores_of(bm25.search)}
+            "d": scores_of(bm25.search), "e": bm25.lucene_top_scores}
 
 
 def cpu_s():
@@ -146,7 +150,7 @@ def main():
                     help="untimed passes per route before the warm passes (default 3: the JIT needs ~20k queries)")
     ap.add_argument("--cold-repeats", type=int, default=3,
                     help="fresh processes per cold route, ours and bm25s (default 3; 0: none)")
-    ap.add_argument("--cold-child", choices=("a", "b", "c", "d"), help=argparse.SUPPRESS)
+    ap.add_argument("--cold-child", choices=("a", "b", "c", "d", "e"), help=argparse.SUPPRESS)
     ap.add_argument("--bm25s-index", help=argparse.SUPPRESS)  # a cold child c's saved bm25s index
     ap.add_argument("--k", type=int, default=3, help="hits per query (default 3, the published baseline)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="bm25s retrieve n_threads")
@@ -175,8 +179,8 @@ def main():
         search, read_s, index_s = bm25s_route(cfg, args.threads, saved.name if args.cold_repeats else None)
     if args.cold_repeats:
         make_cds_archive(args.corpus, args.k)
-    cold, starts, cold_cpu = {"a": [], "b": [], "c": [], "d": []}, {"cds": [], "no_cds": [], "bm25s": []}, {}
-    sides = ("a", "a-no-cds", "b") + (() if args.skip_bm25s else ("c",)) + ("d",)
+    cold, starts, cold_cpu = {"a": [], "b": [], "c": [], "e": [], "d": []}, {"cds": [], "no_cds": [], "bm25s": []}, {}
+    sides = ("a", "a-no-cds", "b") + (() if args.skip_bm25s else ("c",)) + ("e", "d")
     for r in range(args.cold_repeats):
         for side in (sides if r % 2 == 0 else sides[::-1]):
             child = run_child([PYTHON, os.path.abspath(__file__), "--corpus", args.corpus, "--k", str(args.k),
@@ -186,7 +190,7 @@ def main():
             if side != "a-no-cds":
                 cold[side].append(result["seconds"])
                 cold_cpu.setdefault(side, []).append(result["cpu_s"])
-            if side != "b":
+            if side not in ("b", "e"):
                 starts["bm25s" if side == "c" else "no_cds" if "no" in side else "cds"].append(result)
             print(f"  cold {r + 1} ({side}): start {result['start_s']:.2f} s ({result['start_cpu_s']:.2f} s CPU), "
                   f"pass {result['seconds']:.2f} s", file=sys.stderr, flush=True)
@@ -194,13 +198,19 @@ def main():
     routes = {"(a) ours, BM25.top_scores (the pipeline)": ours["a"], "(b) ours, per query (batch=False)": ours["b"]}
     if not args.skip_bm25s:
         routes[f"(c) bm25s, n_threads={args.threads}"] = search
+    routes["(e) ours, Lucene's top k (lucene_top_scores)"] = ours["e"]
     routes["(d) ours, batched BM25.search (before)"] = ours["d"]
-    same = [[], []]
-    answer(questions, ours["a"], args.k, same[0])
-    answer(questions, ours["d"], args.k, same[1])
-    if same[0] != same[1]:
-        sys.exit(f"(a) and (d) differ in {sum(x != y for x, y in zip(*same))} of {len(same[0])} option scores")
-    print(f"(a) and (d): all {len(same[0])} option scores equal", flush=True)
+    if bm25.postings_npz is None:
+        sys.exit(f"the {args.corpus} index has no postings.npz, so (a) would be (e) (fix: rebuild it with "
+                 f"python -m qa_baseline.index --corpus {args.corpus} --no-dense --force)")
+    same = {x: [] for x in "ade"}
+    for x, scores in same.items():
+        answer(questions, ours[x], args.k, scores)
+    for x in "de":
+        if same["a"] != same[x]:
+            sys.exit(f"(a) and ({x}) differ in {sum(p != q for p, q in zip(same['a'], same[x]))} of "
+                     f"{len(same['a'])} option scores")
+    print(f"(a), (d) and (e): all {len(same['a'])} option scores equal", flush=True)
     print(f"{len(questions)} questions ({4 * len(questions)} queries, k={args.k}) from {len(files)} files; "
           f"{args.corpus}: {bm25.manifest['passages']} passages; {load_info()}", flush=True)
 
@@ -260,6 +270,10 @@ def main():
         ratios["cold_a_vs_d"] = cold_s[-1] / cold_s[0]
         print(f"cold (a) / (d), the pipeline's route now against before: {ratios['cold_a_vs_d']:.2f}x; "
               f"warm {median(times[names[-1]]) / median(times[names[0]]):.2f}x")
+        ratios["cold_a_vs_e"] = cold_s[-2] / cold_s[0]
+        ratios["warm_a_vs_e"] = median(times[names[-2]]) / median(times[names[0]])
+        print(f"(a) / (e), postings.npz against Lucene's top k: cold {ratios['cold_a_vs_e']:.2f}x, warm "
+              f"{ratios['warm_a_vs_e']:.2f}x")
         if not args.skip_bm25s:
             ratios["cold_a_vs_c"] = cold_s[2] / cold_s[0]
     if cold["a"] and not args.skip_bm25s:  # CPU seconds: less swayed by other jobs than wall time

@@ -93,7 +93,7 @@ def test_top_scores_maps_small_postings_and_reads_large_ones_unmapped(tiny_cfg, 
     from qa_baseline.retrievers import bm25
     monkeypatch.setattr(bm25, "MAPPED_POSTINGS_MB", limit_mb)
     r = open_retriever("bm25", tiny_cfg, {})
-    assert r.top_scores(["cat"], 1)[0] == [s for _, s in r.search(["cat"], 1)[0]]
+    assert r.lucene_top_scores(["cat"], 1)[0] == [s for _, s in r.search(["cat"], 1)[0]]
     directory = cast("org.apache.lucene.index.DirectoryReader", r._lucene[0].getIndexReader()).directory()
     if limit_mb:
         assert directory.getClass().getName() == "org.apache.lucene.store.MMapDirectory"
@@ -106,13 +106,14 @@ def test_top_scores_maps_small_postings_and_reads_large_ones_unmapped(tiny_cfg, 
 
 
 def test_top_scores_are_the_scores_of_search(tiny_cfg, index_root, tmp_path):
-    """top_scores (Lucene's own top k, no stored passages read, on threads) gives search's scores, ties too:
-    passages with equal text score equal, and Anserini lowers each tied score by 1e-6 per place."""
+    """top_scores (the index's postings.npz) and lucene_top_scores (Lucene's own top k, no stored passages read,
+    on threads) give search's scores, ties too: passages with equal text score equal, and Anserini lowers each
+    tied score by 1e-6 per place."""
     queries = ["cat milk", "sun light", "water ice", "nothing matches zzz", "", "iron magnet iron", "the cat"]
     r = open_retriever("bm25", tiny_cfg, {})
     for k in (1, 3, 10):
-        assert r.top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
-    assert r.top_scores([], 3) == []
+        assert r.top_scores(queries, k) == r.lucene_top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
+    assert r.top_scores([], 3) == r.lucene_top_scores([], 3) == []
     src = tmp_path / "ties.jsonl"
     docs = [("t1", "Salt", "Salt is sodium chloride."), ("t2", "Salt", "Salt is sodium chloride."),
             ("t3", "Salt", "Salt is sodium chloride."), ("t4", "Sea", "Sea water holds salt."),
@@ -126,7 +127,7 @@ def test_top_scores_are_the_scores_of_search(tiny_cfg, index_root, tmp_path):
     assert hits[0][1] - hits[1][1] == pytest.approx(1e-6, abs=2e-7) and hits[1][1] - hits[2][1] == pytest.approx(1e-6, abs=2e-7)
     queries = ["sodium chloride salt", "salt", "sea salt", "rock", "salt salt water"]
     for k in (1, 2, 3, 5):
-        assert r.top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
+        assert r.top_scores(queries, k) == r.lucene_top_scores(queries, k) == [[s for _, s in h] for h in r.search(queries, k)]
 
 
 def test_anserini_scores_as_anserinis_reranker(tiny_cfg):
@@ -165,4 +166,4 @@ def test_a_query_of_more_than_1024_terms_is_scored(tiny_cfg):
     long = "cat " + " ".join(f"w{i}x" for i in range(1500))
     assert len(set(lucene_tokens(long))) > 1024
     assert r.search([long, "cat"], 3) == [r.search(["cat"], 3)[0]] * 2 == r.search([long], 3, batch=False) * 2
-    assert r.top_scores([long], 3) == [[s for _, s in r.search(["cat"], 3)[0]]]
+    assert r.top_scores([long], 3) == r.lucene_top_scores([long], 3) == [[s for _, s in r.search(["cat"], 3)[0]]]

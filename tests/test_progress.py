@@ -50,7 +50,7 @@ def test_anserini_log_goes_to_a_file(index_root, capfd):
     folder = build_bm25(cfg, force=True)
     out, err = capfd.readouterr()
     assert "INFO" not in out + err and "AbstractIndexer" not in out + err  # the ~35 lines Anserini prints
-    assert err.strip().endswith("6 passages indexed (default analyzer; Anserini's log: anserini.log)")
+    assert err.strip().endswith("6 passages indexed (default analyzer, with postings.npz; Anserini's log: anserini.log)")
     log = open(os.path.join(folder, "anserini.log"), encoding="utf-8").read()
     assert "Indexing Complete! 6 documents indexed" in log and "Using DefaultEnglishAnalyzer" in log
 

@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
@@ -27,6 +27,7 @@ from ..fileio import build_dir, replace_dir, write_json
 from ..hints import plural
 from ..javalog import java_log, show_tail
 from ..textio import forget_reads, read_position
+from . import postings
 from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, nio_directory, passage_text, read_manifest
 
 
@@ -65,6 +66,38 @@ def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, p
         for f in files:
             f.close()
     return n
+
+
+def simple_searcher(lucene_dir: str, analyzer: str) -> Any:
+    """Anserini's SimpleSearcher on the Lucene index at LUCENE_DIR, with the Lucene analyzer of ANALYZER (its
+    language's, or whitespace for text segmented in Python) for queries, as the index was built with it."""
+    autoclass = jvm.start()
+    searcher = autoclass("io.anserini.search.SimpleSearcher")
+    if analyzer == "jieba":
+        return searcher(lucene_dir, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
+    searcher = searcher(lucene_dir)
+    if analyzer in LANGUAGE:
+        searcher.set_language(LANGUAGE[analyzer])
+    return searcher
+
+
+def write_postings(lucene_dir: str, docs: str, analyzer: str, count: int) -> str:
+    """postings.npz beside LUCENE_DIR, from the JSON-lines files in DOCS that it indexed (COUNT passages), when
+    COUNT is at most postings.MAX_PASSAGES; what the build line says of it."""
+    if count > postings.MAX_PASSAGES:
+        return f", no {postings.FILE} above {plural(postings.MAX_PASSAGES, 'passage')}"
+    def texts() -> Iterator[str]:
+        for name in sorted(os.listdir(docs)):
+            with open(os.path.join(docs, name), encoding="utf-8") as f:
+                yield from (json.loads(line)["contents"] for line in f)
+
+    searcher = simple_searcher(lucene_dir, analyzer)
+    try:
+        written = postings.write(lucene_dir, texts, searcher.get_analyzer(),
+                                 os.path.join(os.path.dirname(lucene_dir), postings.FILE))
+    finally:
+        searcher.close()
+    return f", with {postings.FILE}" if written else ""
 
 
 def start_jvm() -> Callable[[str], Any]:
@@ -195,6 +228,7 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
             show_tail(os.path.join(tmp, "anserini.log"))
             raise UserError(f"Anserini indexed {indexed:,} of {plural(count, 'passage')} (the end of its log is above, "
                             "if it logged why); the previous index is untouched")
+        written = write_postings(os.path.join(tmp, "lucene"), docs, analyzer, count)
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
             "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
@@ -205,6 +239,6 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
         replace_dir(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{final}: {plural(count, 'passage')} indexed ({analyzer} analyzer; Anserini's log: anserini.log)",
+    print(f"{final}: {plural(count, 'passage')} indexed ({analyzer} analyzer{written}; Anserini's log: anserini.log)",
           file=sys.stderr)
     return final

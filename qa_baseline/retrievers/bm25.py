@@ -1,5 +1,6 @@
 """Lucene BM25 through Anserini's SimpleSearcher (the class pyserini's LuceneSearcher wraps), reached
 directly with pyjnius: same scores as pyserini, 1-3 s start-up instead of 10-16 s (see jvm.py)."""
+import functools
 import json
 import math
 import os
@@ -10,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from .. import jvm
-from ..analysis import LANGUAGE, pretokenize
+from ..analysis import pretokenize
+from ..index import postings
 from ..index.layout import bm25_dir, bm25_options, nio_directory, open_index
+from ..index.lucene import simple_searcher
 from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10
@@ -32,23 +35,17 @@ class BM25:
         self.k1, self.b = bm25_params(params)  # K1, B by default (retrievers/base.py)
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer, built=True)
         autoclass = jvm.start()
-        Searcher = autoclass("io.anserini.search.SimpleSearcher")
         autoclass("org.apache.lucene.search.IndexSearcher").setMaxClauseCount(MAX_CLAUSES)  # for every searcher
 
         def searcher(folder, manifest):  # a damaged index (a missing or corrupt Lucene file) raises here
-            lucene = os.path.join(folder, "lucene")
-            if self.analyzer == "jieba":  # text was segmented in Python; Lucene only splits on whitespace
-                return Searcher(lucene, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
-            return Searcher(lucene)
+            return simple_searcher(os.path.join(folder, "lucene"), self.analyzer), folder
 
-        self.manifest, self._searcher = open_index(corpus_cfg, self.index_dir, bm25_options(corpus_cfg, self.analyzer),
-                                                   searcher)
-        if self.analyzer in LANGUAGE:
-            self._searcher.set_language(LANGUAGE[self.analyzer])
+        self.manifest, (self._searcher, self._folder) = open_index(
+            corpus_cfg, self.index_dir, bm25_options(corpus_cfg, self.analyzer), searcher)
         self._searcher.set_bm25(self.k1, self.b)
         self._ArrayList = autoclass("java.util.ArrayList")
         self.threads = os.cpu_count() or 1
-        self._lucene: Any = None  # (IndexSearcher, query builder), opened by top_scores
+        self._lucene: Any = None  # (IndexSearcher, query builder), opened by lucene_top_scores
 
     def params(self) -> dict[str, Any]:
         return {"analyzer": self.analyzer, "k1": self.k1, "b": self.b}
@@ -69,18 +66,33 @@ class BM25:
         result = self._searcher.batch_search(jq, jid, k, self.threads)
         return [hits(result.get(str(i))) for i in range(len(texts))]
 
+    @functools.cached_property
+    def postings_npz(self) -> postings.Postings | None:
+        """The index's postings.npz, read on first use (None: the index has none)."""
+        return postings.load(self._folder, self.k1, self.b)
+
     def top_scores(self, queries: Sequence[str], k: int) -> list[list[float]]:
         """Per query, the scores of its top K hits exactly as search() gives them, without the hits: all the
-        published MCQA rule needs, ~25% faster on a fresh JVM. search() has Anserini sort every match by score
-        then docid and read each hit's stored passage; here Lucene keeps its own top K by score (skipping
-        passages that cannot enter it) on self.threads Python threads (pyjnius leaves the GIL while Lucene
-        runs), and Anserini's rounding and tie adjustment follow (anserini_scores). A passage's score is the
-        sum of its terms' float scores in double precision, cast to float, under either collector: the same
-        K scores (tests/test_bm25.py; bench/mcqa_speed.py compares the 5,464 MCQA queries). The index is
-        memory-mapped, but postings (.doc) over MAPPED_POSTINGS_MB are read into buffers (NIOFSDirectory): mapped,
-        the postings a run reads stay in its resident memory (397 of 607 MB after the 146 dev questions on 5M
-        passages, 2x the run's on 100k: bench/scale.py); buffered, shared-en's first pass was ~14% slower
-        (docs/results.md)."""
+        published MCQA rule needs. Through the index's postings.npz where the build wrote one (corpora of at
+        most postings.MAX_PASSAGES passages; loaded on the first call): every passage a query's terms occur
+        in, scored with Lucene's arithmetic in numpy, no JIT warm-up; else lucene_top_scores. Anserini's
+        rounding and tie adjustment follow (anserini_scores)."""
+        if self.postings_npz is None:
+            return self.lucene_top_scores(queries, k)
+        analyzer = self._searcher.get_analyzer()
+        terms = [postings.tokens(analyzer, pretokenize(q, self.analyzer)) for q in queries]
+        return [anserini_scores(scores) for scores in self.postings_npz.top_scores(terms, k)]
+
+    def lucene_top_scores(self, queries: Sequence[str], k: int) -> list[list[float]]:
+        """top_scores through Lucene: Lucene keeps its own top K by score (skipping passages that cannot enter
+        it) on self.threads Python threads (pyjnius leaves the GIL while Lucene runs), ~25% faster on a fresh
+        JVM than search(), which has Anserini sort every match by score then docid and read each hit's stored
+        passage. A passage's score is the sum of its terms' float scores in double precision, cast to float,
+        under either collector: the same K scores (tests/test_bm25.py; bench/mcqa_speed.py compares the 5,464
+        MCQA queries). The index is memory-mapped, but postings (.doc) over MAPPED_POSTINGS_MB are read into
+        buffers (NIOFSDirectory): mapped, the postings a run reads stay in its resident memory (397 of 607 MB
+        after the 146 dev questions on 5M passages, 2x the run's on 100k: bench/scale.py); buffered,
+        shared-en's first pass was ~14% slower (docs/results.md)."""
         texts = [pretokenize(q, self.analyzer) for q in queries]
         if self._lucene is None:
             autoclass = jvm.start()
