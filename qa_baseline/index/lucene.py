@@ -228,13 +228,16 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
             show_tail(os.path.join(tmp, "anserini.log"))
             raise UserError(f"Anserini indexed {indexed:,} of {plural(count, 'passage')} (the end of its log is above, "
                             "if it logged why); the previous index is untouched")
+        indexed_at = time.time()
         written = write_postings(os.path.join(tmp, "lucene"), docs, analyzer, count)
+        postings_s = time.time() - indexed_at
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
             "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
             "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
             "title_in_contents": cfg["title_in_contents"], "format": FORMAT, "versions": versions(),
-            "threads": threads, "seconds": {"read": round(read_s, 2), "total": round(time.time() - started, 2)},
+            "threads": threads, "seconds": {"read": round(read_s, 2), "postings": round(postings_s, 2),
+                                                 "total": round(time.time() - started, 2)},
         })
         replace_dir(tmp, final)
     finally:
