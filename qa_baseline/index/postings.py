@@ -208,13 +208,13 @@ class Postings:
         """Per query (its analysed terms), the float scores of its best K passages, best first, as Lucene's
         IndexSearcher gives them. Consecutive queries that share most of their postings (an MCQA question with
         each of its options) are grouped: the terms all of them hold with the same count are summed once."""
-        counts = [self.counts(q) for q in queries]
-        groups: list[tuple[dict[int, int], list[dict[int, int]]]] = []
-        for c in counts:
+        groups: list[tuple[dict[int, int], list[dict[int, int]]]] = []  # (the terms shared, the queries)
+        for c in map(self.counts, queries):
             if groups:
                 shared = {i: n for i, n in groups[-1][0].items() if c.get(i) == n}
                 if 2 * self.size(shared) >= self.size(c):
-                    groups[-1] = (shared, groups[-1][1] + [c])
+                    groups[-1][1].append(c)
+                    groups[-1] = (shared, groups[-1][1])
                     continue
             groups.append((c, [c]))
         out = []
