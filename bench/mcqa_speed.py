@@ -1,6 +1,6 @@
 """MCQA answering speed (questions/s) and accuracy on the shared-en BM25 index over all questions of
 ../shared/data/tasks/mcqa-en/*.csv (1,366 questions, 4 queries each: question + " " + option, k=3), scored with
-qa_baseline.tasks.mcqa.pipeline.rule_score / choose, four ways, in one process:
+qa_baseline.tasks.mcqa.pipeline.rule_score / choose, five ways, in one process:
 
   (a) ours          : BM25.top_scores(queries, k) in chunks of pipeline.CHUNK questions, as the mcqa pipeline
                       does without --trace (the index's postings.npz: every matching passage scored in numpy
