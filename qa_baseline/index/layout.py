@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from .. import jvm
-from ..analysis import ANALYZERS
+from ..analysis import ANALYZERS, LANGUAGE
 from ..config import WORKSPACE
 from ..errors import UserError
 from ..fileio import locked, read_json, sha256_file, tidy_dir
@@ -289,3 +289,16 @@ def nio_directory(path: str) -> Any:
     memory-mapped: what index builds merge through and what BM25.top_scores reads postings through."""
     autoclass = jvm.start()
     return autoclass("org.apache.lucene.store.NIOFSDirectory")(autoclass("java.io.File")(path).toPath())
+
+
+def simple_searcher(lucene_dir: str, analyzer: str) -> Any:
+    """Anserini's SimpleSearcher on the Lucene index at LUCENE_DIR, with the Lucene analyzer of ANALYZER (its
+    language's, or whitespace for text segmented in Python) for queries, as the index was built with it."""
+    autoclass = jvm.start()
+    searcher = autoclass("io.anserini.search.SimpleSearcher")
+    if analyzer == "jieba":
+        return searcher(lucene_dir, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
+    searcher = searcher(lucene_dir)
+    if analyzer in LANGUAGE:
+        searcher.set_language(LANGUAGE[analyzer])
+    return searcher

@@ -28,7 +28,8 @@ from ..hints import plural
 from ..javalog import java_log, show_tail
 from ..textio import forget_reads, read_position
 from . import postings
-from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, nio_directory, passage_text, read_manifest
+from .layout import (FORMAT, bm25_dir, build_lock, check_owner, fingerprint, nio_directory, passage_text,
+                     read_manifest, simple_searcher)
 
 
 # Memory flat in the corpus's size (bench/scale.py): Lucene flushes a segment whenever its RAM buffer holds
@@ -66,19 +67,6 @@ def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, p
         for f in files:
             f.close()
     return n
-
-
-def simple_searcher(lucene_dir: str, analyzer: str) -> Any:
-    """Anserini's SimpleSearcher on the Lucene index at LUCENE_DIR, with the Lucene analyzer of ANALYZER (its
-    language's, or whitespace for text segmented in Python) for queries, as the index was built with it."""
-    autoclass = jvm.start()
-    searcher = autoclass("io.anserini.search.SimpleSearcher")
-    if analyzer == "jieba":
-        return searcher(lucene_dir, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
-    searcher = searcher(lucene_dir)
-    if analyzer in LANGUAGE:
-        searcher.set_language(LANGUAGE[analyzer])
-    return searcher
 
 
 def write_postings(lucene_dir: str, docs: str, analyzer: str, count: int) -> str:

@@ -13,8 +13,7 @@ import numpy as np
 from .. import jvm
 from ..analysis import pretokenize
 from ..index import postings
-from ..index.layout import bm25_dir, bm25_options, nio_directory, open_index
-from ..index.lucene import simple_searcher
+from ..index.layout import bm25_dir, bm25_options, nio_directory, open_index, simple_searcher
 from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10
