@@ -84,11 +84,11 @@ def test_an_option_is_kept_by_its_end():
 
 
 def test_contained_in_question():
-    assert contained("hale bopp", ["when", "was", "the", "hale", "bopp", "comet"], "en")
-    assert not contained("bopp comet x", ["hale", "bopp", "comet"], "en")
-    assert contained("本種", list("本種が指定された"), "ja")
-    assert not contained("ale bop", ["hale", "bopp"], "en")  # words, not characters
-    assert not contained("種本", list("本種が指定された"), "ja") and contained("", ["a"], "en")
+    assert contained("hale bopp", "When was the Hale-Bopp comet", "en")
+    assert not contained("bopp comet x", "hale bopp comet", "en")
+    assert contained("本種", "本種が指定された", "ja")
+    assert not contained("ale bop", "hale bopp", "en")  # words, not characters
+    assert not contained("種本", "本種が指定された", "ja") and contained("", "a", "en")
 
 
 # --- candidates and features on hand-written passages -----------------------------------------------------------
@@ -147,6 +147,8 @@ def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
         full, fscored, fp = model.decide(cands, k=2, lists=lists)
         kept, kscored, kp = model.decide(pruned, k=2, lists=lists)
         assert kept == full and kscored == fscored[:2] and kp == fp
+    for k in range(len(cands) + 2):  # the best K: the first K of the whole ranking, ties in the list's order
+        assert scorers.ranked(cands, scorers.RuleScorer(), k) == scorers.ranked(cands, scorers.RuleScorer())[:k]
     last = scorers.ranked(cands, scorers.RuleScorer())[-1][0]  # the rule's worst: not kept, still a candidate
     assert last not in pruned and answer_in_candidates(pruned, [[last.text]]) == 1.0
     assert answer_in_candidates(pruned, [["Oakland"]]) == answer_in_candidates(cands, [["Oakland"]]) == 0.0
@@ -232,6 +234,18 @@ def test_japanese_span_boundary_features():
     assert set(features("竜虎山はなぜ有名なのか?", "holds_type").values()) == {0.0}  # an untyped question
 
 
+def test_featurise_gives_the_features_in_their_order():
+    """Features.of_row reads featurise's values by position: its dict must hold FEATURES in their order."""
+    from qa_baseline.answers.features import FEATURES, Asked, Gathered, featurise
+    c = Gathered(0)
+    c.forms["Tokyo"] = c.mentions = 1
+    c.labels.add("GPE")
+    c.passages["d#1"] = (0.5, 1.0, 0)
+    for lang, question in [("en", "Where is the capital?"), ("ja", "首都はどこ?")]:
+        text, f = featurise("tokyo", c, ("GPE",), answer_type(question, lang), lang, set(), (), Asked(0.5, False, (), False))
+        assert text == "Tokyo" and tuple(f) == FEATURES and f["type_match"] == 1.0 and f["evidence"] == 0.5
+
+
 def test_question_character_bigrams_in_the_candidates_sentence():
     """`bigrams` (Japanese): the share of the question's character bigrams (not both hiragana) in the sentence of
     the candidate's mention: 竜虎 虎山 山は of 竜虎 虎山 山は は何 何省 省に; 0 for a sentence sharing none, and in English."""
@@ -241,6 +255,10 @@ def test_question_character_bigrams_in_the_candidates_sentence():
           Passage("b", "竜虎山", "竜虎山は江西省貴渓市にある山である。", 0.9)]
     found = {c.text: c.features["bigrams"] for c in Extractor("ja").candidates("竜虎山は何省にあるの?", ps)}
     assert found["江西省"] == 0.5 and found["1904年"] == 0.0
+    from qa_baseline.answers.features import _alnum, _share
+    for q, sentence in [("竜虎山は何省にあるの?", "竜虎山は江西省貴渓市にある山である。"), ("東京都の人口は?", "東京 都・人口"),
+                        ("ＡＢＣ社は何年?", "abc社は1990年に")]:  # a bigram across a space or a mark, NFKC, lower case
+        assert _share(_bigrams(q), _alnum(sentence)) == len(_bigrams(q) & _bigrams(sentence)) / len(_bigrams(q)) > 0
     en = {c.text: c.features["bigrams"] for c in Extractor("en").candidates("Where was Fred Durst born?",
                                                                             _passages("answers-corpus-en.jsonl"))}
     assert set(en.values()) == {0.0}

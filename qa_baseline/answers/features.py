@@ -64,8 +64,8 @@ import sys
 import unicodedata
 from array import array
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..corpus.segment import strip_segment
 from ..scoring.metrics import normalize
@@ -95,6 +95,7 @@ _POINT_IN_TIME = (re.compile(r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:jan|feb|mar|apr|may
 
 
 _INDEX = {k: i for i, k in enumerate(FEATURES)}
+_NUMBER_ONLY, _NUMBER_LABELS = NUMERIC | {"ORDINAL", "NP"}, NUMERIC | {"ORDINAL"}  # untyped_number's
 # metrics.normalize of mention texts, remembered: the passages of one question recur in others (~4 calls per
 # mention, 17 of 156 s of a qac-1 run at 20 passages); interned, so the candidates of all questions share
 # one copy of each string
@@ -109,6 +110,14 @@ class Features(MutableMapping[str, float]):
 
     def __init__(self, values: Mapping[str, float]) -> None:
         self.row = array("d", [values[k] for k in FEATURES])
+
+    @classmethod
+    def of_row(cls, values: Iterable[float]) -> Features:
+        """Features from their values in FEATURES' order (featurise's dict is built in that order)."""
+        f = cls.__new__(cls)
+        f.row = array("d")
+        f.row.fromlist(list(values))  # twice as fast as array("d", values)
+        return f
 
     def __getitem__(self, key: str) -> float:
         return self.row[_INDEX[key]]
@@ -176,15 +185,19 @@ def _units(text: str, lang: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(norm))
 
 
-def contained(key: str, question_units: Sequence[str], lang: str) -> bool:
-    """True when the candidate's units form a contiguous run of the question's (or it has none): as strings,
-    the units joined (Japanese: characters, no separator; English: words, which hold no space, between
-    spaces) are a substring of the question's joined alike."""
-    units = _units(key, lang)
-    if not units:
-        return True
+def contained(key: str, question: str, lang: str) -> bool:
+    """True when the candidate's units form a contiguous run of QUESTION's (or it has none): as strings, the
+    units joined (Japanese: characters, no separator; English: words, which hold no space, between spaces)
+    are a substring of the question's joined alike."""
+    return _joined(key, lang) in _joined(question, lang)
+
+
+@functools.lru_cache(maxsize=1 << 17)  # mention strings recur across questions; a question's is asked ~1,000 times
+def _joined(text: str, lang: str) -> str:
+    """TEXT's units joined as `contained` compares them ("" without units: in any string)."""
     sep = "" if lang == "ja" else " "
-    return f"{sep}{sep.join(units)}{sep}" in f"{sep}{sep.join(question_units)}{sep}"
+    units = _units(text, lang)
+    return f"{sep}{sep.join(units)}{sep}" if units else ""
 
 
 def is_option(key: str, options: Collection[Sequence[str]], lang: str) -> bool:
@@ -260,6 +273,7 @@ def names(question: str, lang: str) -> tuple[str, ...]:
     return tuple(_fold(n) for n in found)
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a sentence, read for each of its candidates
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
@@ -285,98 +299,144 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     question offers (strings)."""
     units = [u for u in (_units(o, lang) for o in options) if u]
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
-    found = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units, atype.labels)
+    found, asked = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units, atype.labels)
     q_set = set(_units(question, lang))
     out: list[tuple[float, int, Candidate]] = []
     for key, c in found.items():
-        if not c:
+        if c is None:
             continue
-        text, f = featurise(key, c, atype, lang, q_set, units)
-        ps = c["passages"]
+        labels = _one(tuple(sorted(c.labels)) if len(c.labels) > 1 else tuple(c.labels))
+        text, f = featurise(key, c, labels, atype, lang, q_set, units, asked)
+        ps = c.passages
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2])) if len(ps) > 1 else next(iter(ps))
-        labels = _one(tuple(sorted(c["labels"])))
-        out.append((-f["evidence"], c["seen"], Candidate(text, key, docid, labels, Features(f), c["sentence"][1])))
-    return [c for *_, c in sorted(out, key=lambda x: x[:2])]
+        out.append((-f["evidence"], c.seen, Candidate(text, key, docid, labels, Features.of_row(f.values()),
+                                                     c.sentence)))
+    out.sort()  # by (-evidence, seen): seen is unique, so no two candidates are compared
+    return [c for *_, c in out]
 
 
-def _new_candidate(seen, asked):
-    """What `collect` gathers of one candidate's mentions; SEEN: how many keys were seen before it; ASKED: what
-    holds for all of the question's candidates (question_match: the best sentence overlap among its passages,
-    unnamed: unnamed(), names: names(), negates: the English question negates)."""
-    return {"forms": defaultdict(int), "labels": set(), "fines": set(), "kinds": set(), "passages": {}, "mentions": 0,
-            "overlap": 0.0, "closeness": 0.0, "window": 0.0, "best_sentence": 0.0, "inside": 1.0, "order": 0.0,
-            "marker": 0.0, "names_article": 0.0, "holds_type": 0.0, "bigrams": 0.0, "seen": seen,
-            "sentence": (-1.0, ""), "afters": set(), **asked}
+class Asked(NamedTuple):
+    """What holds for all of a question's candidates: question_match, the best sentence overlap among its
+    passages; unnamed: unnamed(); names: names(); negates: the (English) question negates."""
+    question_match: float
+    unnamed: bool
+    names: tuple[str, ...]
+    negates: bool
+
+
+class Gathered:
+    """What `collect` gathers of one candidate's mentions (featurise makes its FEATURES of it): SEEN, how
+    many keys were seen before it; forms, surface text -> mentions; the labels, fine labels, kinds and the
+    words after its mentions; passages, {passage id: (best match, passage weight, rank)}; the maxima over its
+    mentions (inside: the minimum); sentence, the best match times weight and the sentence of that mention."""
+    __slots__ = ("seen", "forms", "labels", "fines", "kinds", "afters", "passages", "mentions", "overlap",
+                 "closeness", "window", "best_sentence", "inside", "order", "marker", "names_article", "holds_type",
+                 "bigrams", "best_match", "sentence")
+
+    def __init__(self, seen: int) -> None:
+        self.seen = seen
+        self.forms: dict[str, int] = {}
+        self.labels: set[str] = set()
+        self.fines: set[str] = set()
+        self.kinds: set[str] = set()
+        self.afters: set[str] = set()
+        self.passages: dict[str, tuple[float, float, int]] = {}
+        self.mentions = 0
+        self.overlap = self.closeness = self.window = self.best_sentence = self.order = self.marker = 0.0
+        self.names_article = self.holds_type = self.bigrams = 0.0
+        self.inside = 1.0
+        self.best_match, self.sentence = -1.0, ""
 
 
 def collect(question: str, qkeys: Mapping[str, float], passages: Sequence[Passage],
             parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str, sides: Mapping[str, int], marker: str,
-            options: Collection[Sequence[str]], typed: Collection[str] = ()) -> dict[str, Any]:
-    """{normalised mention: what its mentions show (see _new_candidate), or False for one contained in the
-    question or its CONTEXT and not an option}, in the order first seen; QKEYS: weights after local_idf."""
+            options: Collection[Sequence[str]], typed: Collection[str] = ()) -> tuple[dict[str, Gathered | None], Asked]:
+    """({normalised mention: what its mentions show (Gathered), or None for one contained in the question or
+    its CONTEXT and not an option}, in the order first seen; what holds for all of them); QKEYS: weights
+    after local_idf. One pass over the mentions of the question's passages (~1.4M in a qac-1 run at 20
+    passages)."""
     weights = passage_weights(passages)
     total = sum(qkeys.values())
-    q_units = _units(question, lang)
-    c_units = _units(context, lang) if context else ()
     window = WINDOW[lang == "ja"]
     s_overlaps = [[sentence_overlap(sentence, qkeys, total) for sentence in parsed.get(p.docid, ())]
                   for p in passages]
     best_overlap = max((o for row in s_overlaps for o in row), default=0.0)
-    asked = {"question_match": best_overlap, "unnamed": unnamed(question, passages, lang),
-             "names": names(question, lang), "negates": lang == "en" and bool(_NEGATION.search(question))}
+    asked = Asked(best_overlap, unnamed(question, passages, lang), names(question, lang),
+                  lang == "en" and bool(_NEGATION.search(question)))
     top_overlap = best_overlap or 1.0
     q_bigrams = _bigrams(question) if lang == "ja" else frozenset()
-    acc: dict[str, Any] = {}
+    acc: dict[str, Gathered | None] = {}
     for rank, (p, w) in enumerate(zip(passages, weights)):
         for sentence, s_overlap in zip(parsed.get(p.docid, ()), s_overlaps[rank]):
             hits = [(i, k) for i, k in enumerate(sentence.words) if k in qkeys]  # the question's words in it
             holding = _holds_type(sentence, typed) if typed else ()
-            s_bigrams = len(q_bigrams & _bigrams(sentence.text)) / len(q_bigrams) if q_bigrams else 0.0
+            s_bigrams = _share(q_bigrams, _alnum(sentence.text)) if q_bigrams else 0.0
+            s_best = s_overlap / top_overlap * w
             for j, (m, inside) in enumerate(zip(sentence.mentions, sentence.inside)):
                 key = _normalize(m.text)
                 if not key:
                     continue
-                if key not in acc:
-                    dropped = (contained(key, q_units, lang) or c_units and contained(key, c_units, lang)) and \
+                c = acc.get(key)
+                if c is None:
+                    if key in acc:  # dropped
+                        continue
+                    dropped = (contained(key, question, lang) or context and contained(key, context, lang)) and \
                         not is_option(key, options, lang)
-                    acc[key] = False if dropped else _new_candidate(len(acc), asked)
-                c = acc[key]
-                if c is False:
-                    continue
+                    c = acc[key] = None if dropped else Gathered(len(acc))
+                    if c is None:
+                        continue
                 overlap, closeness, near, order = _sentence_match(hits, m, qkeys, total, window, sides)
-                if near > 0 or overlap > 0:
-                    c["order"] = max(c["order"], order * overlap)
-                if marker and (m.after if lang == "ja" else m.before) == marker:
-                    c["marker"] = max(c["marker"], overlap)
-                c["window"] = max(c["window"], near)
-                c["inside"] = min(c["inside"], float(inside))
-                c["bigrams"] = max(c["bigrams"], s_bigrams)
+                if (near > 0 or overlap > 0) and order * overlap > c.order:
+                    c.order = order * overlap
+                if marker and overlap > c.marker and (m.after if lang == "ja" else m.before) == marker:
+                    c.marker = overlap
+                if near > c.window:
+                    c.window = near
+                if not inside:
+                    c.inside = 0.0
+                if s_bigrams > c.bigrams:
+                    c.bigrams = s_bigrams
                 if holding and holding[j]:
-                    c["holds_type"] = 1.0
-                c["best_sentence"] = max(c["best_sentence"], s_overlap / top_overlap * w)
-                c["forms"][m.text] += 1
-                c["labels"].add(m.label)
-                c["fines"].add(m.fine)
-                c["afters"].add(m.after)
-                c["kinds"].add(m.kind)
-                c["mentions"] += 1
-                c["overlap"] = max(c["overlap"], overlap)
-                c["closeness"] = max(c["closeness"], closeness)
+                    c.holds_type = 1.0
+                if s_best > c.best_sentence:
+                    c.best_sentence = s_best
+                c.forms[m.text] = c.forms.get(m.text, 0) + 1
+                c.labels.add(m.label)
+                c.fines.add(m.fine)
+                c.afters.add(m.after)
+                c.kinds.add(m.kind)
+                c.mentions += 1
+                if overlap > c.overlap:
+                    c.overlap = overlap
+                if closeness > c.closeness:
+                    c.closeness = closeness
                 match = 0.1 + closeness + overlap / 2
-                if match * w > c["sentence"][0]:
-                    c["sentence"] = (match * w, sentence.text)
-                if match > c["passages"].get(p.docid, (0, 0, 0))[0]:
-                    c["passages"][p.docid] = (match, w, rank)
+                if match * w > c.best_match:
+                    c.best_match, c.sentence = match * w, sentence.text
+                if match > c.passages.get(p.docid, (0, 0, 0))[0]:
+                    c.passages[p.docid] = (match, w, rank)
     for p, w in zip(passages, weights):  # a candidate that names a retrieved article: its best passage weight
-        if c := acc.get(_normalize(p.title)):
-            c["names_article"] = max(c["names_article"], w)
-    return acc
+        if (c := acc.get(_normalize(p.title))) and w > c.names_article:
+            c.names_article = w
+    return acc, asked
 
 
 def _bigrams(text: str) -> frozenset[str]:
     """The character bigrams of a Japanese TEXT (NFKC, lower case) of letters and digits, not both hiragana."""
-    chars = [ch for ch in _fold(text) if ch.isalnum()]
+    chars = _alnum(text)
     return frozenset(a + b for a, b in zip(chars, chars[1:]) if not ("ぁ" <= a <= "ゟ" and "ぁ" <= b <= "ゟ"))
+
+
+@functools.lru_cache(maxsize=1 << 15)  # a passage's sentences, met again by the other questions that retrieve it
+def _alnum(text: str) -> str:
+    """The letters and digits of TEXT (NFKC, lower case): its bigrams are the strings of two of them in a row."""
+    return "".join(ch for ch in _fold(text) if ch.isalnum())
+
+
+def _share(bigrams: Collection[str], alnum: str) -> float:
+    """The share of BIGRAMS that are bigrams of the text whose letters and digits are ALNUM (`_bigrams` of it
+    less those of two hiragana, which BIGRAMS hold none of): as large as their sets' intersection."""
+    return sum(b in alnum for b in bigrams) / len(bigrams)
 
 
 def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
@@ -387,67 +447,66 @@ def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
                                          for s, e in inner) for m in sentence.mentions]
 
 
-def featurise(key: str, c: Mapping[str, Any], atype: AnswerType, lang: str, q_set: Collection[str],
-              options: Collection[Sequence[str]]) -> tuple[str, dict[str, float]]:
-    """(surface text, FEATURES -> value) of the candidate KEY from what `collect` gathered, C; Q_SET: the
-    question's units."""
-    forms = c["forms"]
+def featurise(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str, q_set: Collection[str],
+              options: Collection[Sequence[str]], asked: Asked) -> tuple[str, dict[str, float]]:
+    """(surface text, FEATURES -> value, in FEATURES' order) of the candidate KEY from what `collect`
+    gathered, C (LABELS: its labels, sorted), and ASKED; Q_SET: the question's units."""
+    forms = c.forms
     text = max(forms, key=forms.__getitem__) if len(forms) > 1 else next(iter(forms))  # ties keep the first seen
-    ps = c["passages"]
-    labels = c["labels"]
-    type_match = bool(labels & atype.labels)
+    ps = c.passages
+    type_match = not atype.labels.isdisjoint(labels)
     units = _units(text, lang)
     unit_match = bool(atype.unit) and (atype.unit[:1] in _normalize(text) if lang == "ja" else
                                        any(u.startswith(atype.unit.rstrip("s")) for u in units) or
-                                       any(a.startswith(atype.unit.rstrip("s")) for a in c["afters"] if a))
+                                       any(a.startswith(atype.unit.rstrip("s")) for a in c.afters if a))
     support, best, evidence = _spread(ps)
     option = is_option(key, options, lang)
     return text, {
         "support": support,
         "passages": math.log1p(len(ps)),
-        "mentions": math.log1p(c["mentions"]),
+        "mentions": math.log1p(c.mentions),
         "best": best,
-        "overlap": c["overlap"],
-        "closeness": c["closeness"],
+        "overlap": c.overlap,
+        "closeness": c.closeness,
         "evidence": evidence,
         "type_match": float(type_match),
         "type_mismatch": float(bool(atype.labels) and not type_match),
         "unit_match": float(unit_match),
         "unit_missing": float(bool(atype.unit) and not unit_match),
-        "untyped_number": float(not atype.labels and labels <= NUMERIC | {"ORDINAL", "NP"}
-                                and bool(labels & (NUMERIC | {"ORDINAL"}))),
-        "window": c["window"],
-        "best_sentence": c["best_sentence"],
-        "inside": c["inside"],
-        "order": c["order"],
-        "marker": c["marker"],
-        **_groups(frozenset(labels)),
-        "entity": float("ent" in c["kinds"]),
-        "number": float("num" in c["kinds"] or bool(labels & NUMERIC)),
-        "q_overlap": sum(u in q_set for u in units) / len(units) if units else 0.0,
+        "untyped_number": float(not atype.labels and _NUMBER_ONLY.issuperset(labels)
+                                and not _NUMBER_LABELS.isdisjoint(labels)),
+        "window": c.window,
+        "best_sentence": c.best_sentence,
+        "inside": c.inside,
+        "order": c.order,
+        "marker": c.marker,
+        **_groups(labels),
+        "entity": float("ent" in c.kinds),
+        "number": float("num" in c.kinds or not NUMERIC.isdisjoint(labels)),
+        "q_overlap": sum(map(q_set.__contains__, units)) / len(units) if units else 0.0,
         "length": math.log1p(len(text)),
         "choice": float(option),
         "not_choice": float(bool(options) and not option),
-        **redundancy(ps, c["fines"] - {""}, atype),
-        "digits": float(any(ch.isdigit() for ch in text)),
-        "question_match": c["question_match"],
-        "unnamed": float(c["unnamed"]),
-        "negation": float(c["negates"] and not _NEGATION.search(c["sentence"][1])),
-        "unnamed_here": _missing(c["names"], c["sentence"][1]),
+        **redundancy(ps, c.fines - {""}, atype),
+        "digits": float(any(map(str.isdigit, text))),
+        "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
+        "question_match": asked.question_match,
+        "unnamed": float(asked.unnamed),
+        "unnamed_here": _missing(asked.names, c.sentence),
+        "negation": float(asked.negates and not _NEGATION.search(c.sentence)),
         "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
-        "names_article": c["names_article"],
+        "names_article": c.names_article,
         "bracket": float(bool(_BRACKET.search(key))),
         "unit_end": float(lang == "ja" and bool(atype.unit) and key.endswith(_normalize(atype.unit))),
-        "holds_type": c["holds_type"],
-        "bigrams": c["bigrams"],
-        "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
+        "holds_type": c.holds_type,
+        "bigrams": c.bigrams,
     }
 
 
 @functools.lru_cache(maxsize=1 << 10)  # a few hundred label sets
-def _groups(labels: frozenset[str]) -> dict[str, float]:
+def _groups(labels: tuple[str, ...]) -> dict[str, float]:
     """is_person ... is_other of a candidate with LABELS (LABEL_GROUPS); the caller copies the dict."""
-    return {f"is_{name}": float(bool(labels & group)) for name, group in LABEL_GROUPS.items()}
+    return {f"is_{name}": float(not group.isdisjoint(labels)) for name, group in LABEL_GROUPS.items()}
 
 
 def _spread(ps: Mapping[str, tuple[float, float, int]]) -> tuple[float, float, float]:

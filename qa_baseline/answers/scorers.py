@@ -35,6 +35,7 @@ Answer decisions (`AnswerModel`), fitted on questions with gold answers:
   candidate only)."""
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -54,28 +55,36 @@ Group = tuple[list[Candidate], Gold]  # a question's candidates and gold
 Scored = list[tuple[Candidate, float]]  # (candidate, score), best first
 
 
+_RULE = [FEATURES.index(k) for k in ("evidence", "type_mismatch", "unit_match", "dateless", "neural_scored", "neural",
+                                     "unit_missing", "untyped_number", "best_sentence", "window", "inside", "choice",
+                                     "q_overlap", "not_choice", "length")]  # what the rule reads
+_LONG = math.log1p(40)  # the length (log(1 + characters)) of a candidate too long to be a short answer
+
+
 def rule_score(f: Mapping[str, float]) -> float:
-    s = f["evidence"]
-    if f["type_mismatch"]:
+    row = in_order(f)  # a Features' row: read by position (a run scores ~1M candidates)
+    (s, type_mismatch, unit_match, dateless, neural_scored, neural, unit_missing, untyped_number, best_sentence,
+     window, inside, choice, q_overlap, not_choice, length) = [row[i] for i in _RULE]
+    if type_mismatch:
         s *= 0.15
-    if f["unit_match"]:
+    if unit_match:
         s *= 1.5
-    if f["dateless"]:
+    if dateless:
         s *= 0.5
-    if f["neural_scored"]:
-        s *= 0.1 + f["neural"]
-    if f["unit_missing"] or f["untyped_number"]:
+    if neural_scored:
+        s *= 0.1 + neural
+    if unit_missing or untyped_number:
         s *= 0.3
-    s *= 0.5 + f["best_sentence"] + f["window"]
-    if f["inside"]:
+    s *= 0.5 + best_sentence + window
+    if inside:
         s *= 0.7
-    if f["choice"]:
+    if choice:
         s *= 3.0
     else:
-        s *= 1 - f["q_overlap"] / 2
-    if f["not_choice"]:
+        s *= 1 - q_overlap / 2
+    if not_choice:
         s *= 0.3
-    if f["length"] > math.log1p(40):
+    if length > _LONG:
         s *= 0.5
     return s
 
@@ -184,10 +193,12 @@ def _norm(spellings: Iterable[str]) -> set[str]:
     return {normalize(s) for s in spellings}
 
 
-def ranked(cands: Sequence[Candidate], scorer: Scorer) -> Scored:
-    """(candidate, score) pairs, best first; equal scores keep the candidates' order."""
+def ranked(cands: Sequence[Candidate], scorer: Scorer, k: int | None = None) -> Scored:
+    """(candidate, score) pairs, best first (the best K only, when given); equal scores keep the candidates'
+    order."""
     scores = scorer.score(cands)
-    order = sorted(range(len(cands)), key=lambda i: -scores[i])
+    by_score = lambda i: -scores[i]  # noqa: E731
+    order = sorted(range(len(cands)), key=by_score) if k is None else heapq.nsmallest(k, range(len(cands)), by_score)
     return [(cands[i], float(scores[i])) for i in order]
 
 

@@ -86,7 +86,7 @@ class Pruned(list):  # type: ignore[type-arg]
     passages a question has ~1,000 candidates (~0.6 KB each); a qac-1 run over 799 questions kept them all."""
 
     def __init__(self, cands: Sequence[Candidate], keep: int) -> None:
-        super().__init__(c for c, _ in ranked(cands, RuleScorer())[:keep])
+        super().__init__(c for c, _ in ranked(cands, RuleScorer(), keep))
         self.all_keys = frozenset(c.key for c in cands)
 
 
