@@ -235,7 +235,7 @@ def test_japanese_span_boundary_features():
 
 
 def test_featurise_gives_the_features_in_their_order():
-    """Features.of_row reads featurise's values by position: its dict must hold FEATURES in their order."""
+    """Features reads featurise's values by position: its dict must hold FEATURES in their order."""
     from qa_baseline.answers.features import FEATURES, Asked, Gathered, featurise
     c = Gathered(0)
     c.forms["Tokyo"] = c.mentions = 1

@@ -108,16 +108,10 @@ class Features(MutableMapping[str, float]):
     four times the memory. The values are the same floats; features cannot be added or removed."""
     __slots__ = ("row",)
 
-    def __init__(self, values: Mapping[str, float]) -> None:
-        self.row = array("d", [values[k] for k in FEATURES])
-
-    @classmethod
-    def of_row(cls, values: Iterable[float]) -> Features:
-        """Features from their values in FEATURES' order (featurise's dict is built in that order)."""
-        f = cls.__new__(cls)
-        f.row = array("d")
-        f.row.fromlist(list(values))  # twice as fast as array("d", values)
-        return f
+    def __init__(self, values: Iterable[float]) -> None:
+        """VALUES: in FEATURES' order (featurise's dict is built in that order)."""
+        self.row = array("d")
+        self.row.fromlist(list(values))  # twice as fast as array("d", values)
 
     def __getitem__(self, key: str) -> float:
         return self.row[_INDEX[key]]
@@ -305,11 +299,11 @@ def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, pas
     for key, c in found.items():
         if c is None:
             continue
-        labels = _one(tuple(sorted(c.labels)) if len(c.labels) > 1 else tuple(c.labels))
+        labels = _one(tuple(sorted(c.labels)))
         text, f = featurise(key, c, labels, atype, lang, q_set, units, asked)
         ps = c.passages
         docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2])) if len(ps) > 1 else next(iter(ps))
-        out.append((-f["evidence"], c.seen, Candidate(text, key, docid, labels, Features.of_row(f.values()),
+        out.append((-f["evidence"], c.seen, Candidate(text, key, docid, labels, Features(f.values()),
                                                      c.sentence)))
     out.sort()  # by (-evidence, seen): seen is unique, so no two candidates are compared
     return [c for *_, c in out]
