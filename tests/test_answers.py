@@ -135,23 +135,31 @@ def test_ceilings(en):
 
 
 def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
-    """A run that fits no model keeps each question's best few candidates by the rule (answers/stage.Pruned):
-    the same answers, answer lists and ceilings as all the candidates, and only the best few kept."""
-    from qa_baseline.answers.stage import Pruned, keep_for
+    """A run that fits no model keeps each question's best few candidates by the rule (features.Best, only
+    rule_inputs computed for the others): the same candidates with the same features as the first few of the
+    rule's ranking of all of them, so the same answers, answer lists and ceilings, for every K."""
+    from qa_baseline.answers.stage import keep_for
+    from qa_baseline.answers.features import RULE_INPUTS
     ps = _passages("answers-corpus-en.jsonl")
-    cands = en.candidates("Where was Fred Durst born?", ps)
-    pruned = Pruned(cands, 2)
-    assert len(cands) > 2 and len(pruned) == 2
+    question = "Where was Fred Durst born?"
+    cands = en.candidates(question, ps)
+    full = scorers.ranked(cands, scorers.RuleScorer())
+    assert len(cands) > 2 and len({s for _, s in full}) < len(full)  # ties: kept in the order of all of them
+    for k in range(len(cands) + 2):
+        pruned = en.candidates(question, ps, keep=k)
+        assert [(c, s) for c, s in scorers.ranked(pruned, scorers.RuleScorer())] == full[:k]
+        assert scorers.ranked(cands, scorers.RuleScorer(), k) == full[:k]  # the best K: the whole ranking's first K
+        assert pruned.all_keys == {c.key for c in cands}
+    pruned = en.candidates(question, ps, keep=2)
     model = scorers.AnswerModel(max_list=2)
     for lists in (False, True):
-        full, fscored, fp = model.decide(cands, k=2, lists=lists)
+        everything, fscored, fp = model.decide(cands, k=2, lists=lists)
         kept, kscored, kp = model.decide(pruned, k=2, lists=lists)
-        assert kept == full and kscored == fscored[:2] and kp == fp
-    for k in range(len(cands) + 2):  # the best K: the first K of the whole ranking, ties in the list's order
-        assert scorers.ranked(cands, scorers.RuleScorer(), k) == scorers.ranked(cands, scorers.RuleScorer())[:k]
-    last = scorers.ranked(cands, scorers.RuleScorer())[-1][0]  # the rule's worst: not kept, still a candidate
+        assert kept == everything and kscored == fscored[:2] and kp == fp
+    last = full[-1][0]  # the rule's worst: not kept, still a candidate
     assert last not in pruned and answer_in_candidates(pruned, [[last.text]]) == 1.0
     assert answer_in_candidates(pruned, [["Oakland"]]) == answer_in_candidates(cands, [["Oakland"]]) == 0.0
+    assert set(scorers.RULE_READS) <= set(RULE_INPUTS)  # the rule reads nothing a pruned run leaves out
     assert keep_for(None, None, None, 5) == 10 and keep_for(None, None, None, 20) == 20
     assert keep_for("t.tsv", None, None, 5) is None and keep_for(None, 5, None, 5) is None
     assert keep_for(None, None, "cross", 5) is None and keep_for(None, None, "e5", 5) is None
@@ -234,16 +242,20 @@ def test_japanese_span_boundary_features():
     assert set(features("竜虎山はなぜ有名なのか?", "holds_type").values()) == {0.0}  # an untyped question
 
 
-def test_featurise_gives_the_features_in_their_order():
-    """Features reads featurise's values by position: its dict must hold FEATURES in their order."""
-    from qa_baseline.answers.features import FEATURES, Asked, Gathered, featurise
+def test_featurise_gives_every_feature_once():
+    """featurise gives each of FEATURES (Features puts them in order) and rule_inputs the same values of its own."""
+    from qa_baseline.answers.features import FEATURES, RULE_INPUTS, Asked, Features, Gathered, featurise, rule_inputs
     c = Gathered(0)
     c.forms["Tokyo"] = c.mentions = 1
     c.labels.add("GPE")
     c.passages["d#1"] = (0.5, 1.0, 0)
     for lang, question in [("en", "Where is the capital?"), ("ja", "首都はどこ?")]:
-        text, f = featurise("tokyo", c, ("GPE",), answer_type(question, lang), lang, set(), (), Asked(0.5, False, (), False))
-        assert text == "Tokyo" and tuple(f) == FEATURES and f["type_match"] == 1.0 and f["evidence"] == 0.5
+        atype = answer_type(question, lang)
+        text, f = featurise("tokyo", c, ("GPE",), atype, lang, set(), (), Asked(0.5, False, (), False))
+        assert text == "Tokyo" and sorted(f) == sorted(FEATURES) and f["type_match"] == 1.0 and f["evidence"] == 0.5
+        assert list(Features(f).row) == [f[k] for k in FEATURES]
+        text, r = rule_inputs("tokyo", c, ("GPE",), atype, lang, set(), ())
+        assert text == "Tokyo" and tuple(r) == RULE_INPUTS and r == {k: f[k] for k in RULE_INPUTS}
 
 
 def test_question_character_bigrams_in_the_candidates_sentence():

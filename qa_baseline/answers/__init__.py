@@ -16,6 +16,7 @@ from typing import Any
 from ..scoring.metrics import normalize
 from . import features
 from .candidates import Parser
+from .scorers import rule_score
 from .features import Candidate, Passage
 from .answer_types import AnswerType, answer_type, choices
 
@@ -55,15 +56,15 @@ class Extractor:
         return keys, sides, marker
 
     def candidates(self, question: str, passages: Sequence[Passage], context: str = "",
-                   atype: AnswerType | None = None) -> list[Candidate]:
+                   atype: AnswerType | None = None, keep: int | None = None) -> list[Candidate]:
         """Candidates of QUESTION from PASSAGES (ranked Passage list), best first by evidence. CONTEXT (earlier
         questions and answers of a series) adds words to match and strings that are no answers; ATYPE
-        overrides the expected answer type."""
+        overrides the expected answer type; KEEP: only the best KEEP by the rule, best first (features.Best)."""
         self.parser.parse(passages)
         atype = atype or answer_type(question, self.lang)
         keys, sides, marker = self.question_keys(question, context)
         return features.candidates(question, keys, atype, passages, self.parser.cache, self.lang, context, sides,
-                                   marker, choices(question, self.lang))
+                                   marker, choices(question, self.lang), None if keep is None else (keep, rule_score))
 
 
 def _spellings(gold: Iterable[Iterable[str]]) -> set[str]:
@@ -78,6 +79,6 @@ def answer_in_passages(passages: Iterable[Passage], gold: Iterable[Iterable[str]
 
 def answer_in_candidates(cands: Iterable[Candidate], gold: Iterable[Iterable[str]]) -> float:
     """1 when a gold spelling is one of the candidates (the extraction ceiling; of all of them when CANDS is
-    the stage's Pruned list)."""
+    a features.Best list)."""
     held = getattr(cands, "all_keys", None)
     return float(not _spellings(gold).isdisjoint(held if held is not None else {c.key for c in cands}))

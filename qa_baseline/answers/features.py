@@ -58,13 +58,15 @@ Candidates contained in the question (or in the context of a follow-up question)
 from __future__ import annotations
 
 import functools
+import heapq
 import math
+import operator
 import re
 import sys
 import unicodedata
 from array import array
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..corpus.segment import strip_segment
@@ -95,6 +97,7 @@ _POINT_IN_TIME = (re.compile(r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:jan|feb|mar|apr|may
 
 
 _INDEX = {k: i for i, k in enumerate(FEATURES)}
+_IN_ORDER = operator.itemgetter(*FEATURES)
 _NUMBER_ONLY, _NUMBER_LABELS = NUMERIC | {"ORDINAL", "NP"}, NUMERIC | {"ORDINAL"}  # untyped_number's
 # metrics.normalize of mention texts, remembered: the passages of one question recur in others (~4 calls per
 # mention, 17 of 156 s of a qac-1 run at 20 passages); interned, so the candidates of all questions share
@@ -108,10 +111,10 @@ class Features(MutableMapping[str, float]):
     four times the memory. The values are the same floats; features cannot be added or removed."""
     __slots__ = ("row",)
 
-    def __init__(self, values: Iterable[float]) -> None:
-        """VALUES: in FEATURES' order (featurise's dict is built in that order)."""
+    def __init__(self, values: Mapping[str, float]) -> None:
+        """VALUES: FEATURES -> value (all of them, in any order)."""
         self.row = array("d")
-        self.row.fromlist(list(values))  # twice as fast as array("d", values)
+        self.row.fromlist(list(_IN_ORDER(values)))  # twice as fast as array("d", ...)
 
     def __getitem__(self, key: str) -> float:
         return self.row[_INDEX[key]]
@@ -287,26 +290,48 @@ def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
 
 def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
                parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str = "",
-               sides: Mapping[str, int] | None = None, marker: str = "", options: Sequence[str] = ()) -> list[Candidate]:
+               sides: Mapping[str, int] | None = None, marker: str = "", options: Sequence[str] = (),
+               best: tuple[int, Callable[[Mapping[str, float]], float]] | None = None) -> list[Candidate]:
     """Candidates of QUESTION (text; qkeys: {content-word key: weight}) from PASSAGES (ranked Passage list;
     PARSED: passage id -> Sentences), best first by `evidence`, with their FEATURES; OPTIONS: the options the
-    question offers (strings)."""
+    question offers (strings). BEST, (K, score): only the best K by SCORE (a function of RULE_INPUTS: the rule),
+    best first, equal scores in the order of all of them; the others get only rule_inputs (at 20 passages a
+    question has ~1,000 candidates, and a run that fits no answer model uses its best few: `Best`)."""
     units = [u for u in (_units(o, lang) for o in options) if u]
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
     found, asked = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units, atype.labels)
     q_set = set(_units(question, lang))
-    out: list[tuple[float, int, Candidate]] = []
-    for key, c in found.items():
-        if c is None:
-            continue
-        labels = _one(tuple(sorted(c.labels)))
-        text, f = featurise(key, c, labels, atype, lang, q_set, units, asked)
-        ps = c.passages
-        docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2])) if len(ps) > 1 else next(iter(ps))
-        out.append((-f["evidence"], c.seen, Candidate(text, key, docid, labels, Features(f.values()),
-                                                     c.sentence)))
-    out.sort()  # by (-evidence, seen): seen is unique, so no two candidates are compared
-    return [c for *_, c in out]
+    labelled = [(key, c, _one(tuple(sorted(c.labels)))) for key, c in found.items() if c is not None]
+    if best is not None:  # ranked by (-score, -evidence, seen): the rule's ranking of all of them (scorers.ranked)
+        k, score = best
+        heads = []
+        for i, (key, c, labels) in enumerate(labelled):
+            f = rule_inputs(key, c, labels, atype, lang, q_set, units)[1]
+            heads.append((-score(f), -f["evidence"], i))
+        kept = [labelled[i] for *_, i in heapq.nsmallest(k, heads)]
+        return Best([_candidate(key, c, labels, atype, lang, q_set, units, asked) for key, c, labels in kept],
+                    frozenset(key for key, _, _ in labelled))
+    out = [_candidate(key, c, labels, atype, lang, q_set, units, asked) for key, c, labels in labelled]
+    out.sort(key=lambda c: -c.features["evidence"])  # equal evidence: the order first seen (labelled's)
+    return out
+
+
+def _candidate(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str, q_set: Collection[str],
+               options: Collection[Sequence[str]], asked: Asked) -> Candidate:
+    text, f = featurise(key, c, labels, atype, lang, q_set, options, asked)
+    ps = c.passages
+    docid = max(ps, key=lambda d: (ps[d][0] * ps[d][1], -ps[d][2])) if len(ps) > 1 else next(iter(ps))
+    return Candidate(text, key, docid, labels, Features(f), c.sentence)
+
+
+class Best(list):  # type: ignore[type-arg]
+    """A question's best K candidates (`candidates`' BEST), best first, with the keys of all of them
+    (`all_keys`, for the extraction ceiling): all that a run which fits no answer model uses of its candidates
+    (the rule's answers, answer lists and trace rank these the same: the rule scores each candidate alone)."""
+
+    def __init__(self, cands: Iterable[Candidate], all_keys: frozenset[str]) -> None:
+        super().__init__(cands)
+        self.all_keys = all_keys
 
 
 class Asked(NamedTuple):
@@ -441,27 +466,28 @@ def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
                                          for s, e in inner) for m in sentence.mentions]
 
 
-def featurise(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str, q_set: Collection[str],
-              options: Collection[Sequence[str]], asked: Asked) -> tuple[str, dict[str, float]]:
-    """(surface text, FEATURES -> value, in FEATURES' order) of the candidate KEY from what `collect`
-    gathered, C (LABELS: its labels, sorted), and ASKED; Q_SET: the question's units."""
+RULE_INPUTS = ("support", "best", "evidence", "type_match", "type_mismatch", "unit_match", "unit_missing",
+               "untyped_number", "window", "best_sentence", "inside", "q_overlap", "length", "choice", "not_choice",
+               "dateless", "neural", "neural_scored")  # rule_inputs' features: all that scorers.rule_score reads
+
+
+def rule_inputs(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str,
+                q_set: Collection[str], options: Collection[Sequence[str]]) -> tuple[str, dict[str, float]]:
+    """(surface text, RULE_INPUTS -> value) of the candidate KEY from what `collect` gathered, C (LABELS: its
+    labels, sorted); Q_SET: the question's units. A run that keeps only the rule's best few candidates
+    (`candidates`' BEST) computes only these for the others."""
     forms = c.forms
     text = max(forms, key=forms.__getitem__) if len(forms) > 1 else next(iter(forms))  # ties keep the first seen
-    ps = c.passages
     type_match = not atype.labels.isdisjoint(labels)
     units = _units(text, lang)
     unit_match = bool(atype.unit) and (atype.unit[:1] in _normalize(text) if lang == "ja" else
                                        any(u.startswith(atype.unit.rstrip("s")) for u in units) or
                                        any(a.startswith(atype.unit.rstrip("s")) for a in c.afters if a))
-    support, best, evidence = _spread(ps)
+    support, best, evidence = _spread(c.passages)
     option = is_option(key, options, lang)
     return text, {
         "support": support,
-        "passages": math.log1p(len(ps)),
-        "mentions": math.log1p(c.mentions),
         "best": best,
-        "overlap": c.overlap,
-        "closeness": c.closeness,
         "evidence": evidence,
         "type_match": float(type_match),
         "type_mismatch": float(bool(atype.labels) and not type_match),
@@ -472,23 +498,37 @@ def featurise(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType,
         "window": c.window,
         "best_sentence": c.best_sentence,
         "inside": c.inside,
+        "q_overlap": sum(map(q_set.__contains__, units)) / len(units) if units else 0.0,
+        "length": math.log1p(len(text)),
+        "choice": float(option),
+        "not_choice": float(bool(options) and not option),
+        "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
+        "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
+    }
+
+
+def featurise(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str, q_set: Collection[str],
+              options: Collection[Sequence[str]], asked: Asked) -> tuple[str, dict[str, float]]:
+    """(surface text, FEATURES -> value) of the candidate KEY from what `collect` gathered, C (LABELS: its
+    labels, sorted), and ASKED: rule_inputs' and the others; Q_SET: the question's units."""
+    text, f = rule_inputs(key, c, labels, atype, lang, q_set, options)
+    return text, {
+        **f,
+        "passages": math.log1p(len(c.passages)),
+        "mentions": math.log1p(c.mentions),
+        "overlap": c.overlap,
+        "closeness": c.closeness,
         "order": c.order,
         "marker": c.marker,
         **_groups(labels),
         "entity": float("ent" in c.kinds),
         "number": float("num" in c.kinds or not NUMERIC.isdisjoint(labels)),
-        "q_overlap": sum(map(q_set.__contains__, units)) / len(units) if units else 0.0,
-        "length": math.log1p(len(text)),
-        "choice": float(option),
-        "not_choice": float(bool(options) and not option),
-        **redundancy(ps, c.fines - {""}, atype),
+        **redundancy(c.passages, c.fines - {""}, atype),
         "digits": float(any(map(str.isdigit, text))),
-        "dateless": float(atype.name == "date" and not _POINT_IN_TIME[lang == "ja"].search(text)),
         "question_match": asked.question_match,
         "unnamed": float(asked.unnamed),
         "unnamed_here": _missing(asked.names, c.sentence),
         "negation": float(asked.negates and not _NEGATION.search(c.sentence)),
-        "neural": 0.0, "neural_scored": 0.0,  # set by answers/neural.py when asked for
         "names_article": c.names_article,
         "bracket": float(bool(_BRACKET.search(key))),
         "unit_end": float(lang == "ja" and bool(atype.unit) and key.endswith(_normalize(atype.unit))),

@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import learning
 from ..scoring.metrics import match_answers, mean, qac_f, reciprocal_rank
-from .features import FEATURES, Candidate, in_order
+from .features import FEATURES, Candidate, Features, in_order
 
 RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
 HAS_C = (0.001, 0.01, 0.1, 1.0)  # the has-answer model's C, chosen by held-out value on the training questions
@@ -55,16 +55,18 @@ Group = tuple[list[Candidate], Gold]  # a question's candidates and gold
 Scored = list[tuple[Candidate, float]]  # (candidate, score), best first
 
 
-_RULE = [FEATURES.index(k) for k in ("evidence", "type_mismatch", "unit_match", "dateless", "neural_scored", "neural",
-                                     "unit_missing", "untyped_number", "best_sentence", "window", "inside", "choice",
-                                     "q_overlap", "not_choice", "length")]  # what the rule reads
+RULE_READS = ("evidence", "type_mismatch", "unit_match", "dateless", "neural_scored", "neural", "unit_missing",
+              "untyped_number", "best_sentence", "window", "inside", "choice", "q_overlap", "not_choice", "length")
+_RULE = [FEATURES.index(k) for k in RULE_READS]
 _LONG = math.log1p(40)  # the length (log(1 + characters)) of a candidate too long to be a short answer
 
 
 def rule_score(f: Mapping[str, float]) -> float:
-    row = in_order(f)  # a Features' row: read by position (a run scores ~1M candidates)
+    """The rule's score of a candidate's features F: Features (read by position: a run scores ~1M candidates)
+    or a mapping of RULE_READS at least (features.rule_inputs')."""
+    values = [f.row[i] for i in _RULE] if isinstance(f, Features) else [f[k] for k in RULE_READS]
     (s, type_mismatch, unit_match, dateless, neural_scored, neural, unit_missing, untyped_number, best_sentence,
-     window, inside, choice, q_overlap, not_choice, length) = [row[i] for i in _RULE]
+     window, inside, choice, q_overlap, not_choice, length) = values
     if type_mismatch:
         s *= 0.15
     if unit_match:

@@ -17,7 +17,7 @@ from . import Extractor, answer_in_candidates, answer_in_passages
 from ..retrievers.base import Retriever
 from .features import Candidate, Passage
 from .passages import PassageStore
-from .scorers import AnswerModel, Gold, RuleScorer, Scored, ranked
+from .scorers import AnswerModel, Gold, Scored
 
 CHUNK = 64  # questions per retrieval call
 
@@ -27,7 +27,7 @@ class ExtractionStage:
 
     def __init__(self, retriever: Retriever, corpus_cfg: dict[str, Any], lang: str, passages: int = 10,
                  max_chars: int | None = None, keep: int | None = None) -> None:
-        """KEEP: keep only each question's best KEEP candidates by the rule (Pruned), for runs that fit no
+        """KEEP: keep only each question's best KEEP candidates by the rule (features.Best), for runs that fit no
         answer model (keep_for); None keeps them all."""
         if passages < 1:
             raise UserError(f"--passages must be at least 1, not {passages}")
@@ -63,9 +63,8 @@ class ExtractionStage:
         self.extractor.parse([p for ps in passages for p in ps], progress=progress)
         contexts = contexts or [""] * len(questions)
         self.extractor.parser.ask([*questions, *contexts])
-        keep = (lambda cs: cs) if self.keep is None else (lambda cs: Pruned(cs, self.keep))  # question by question
         with fewer_collections():
-            out = [keep(self.extractor.candidates(q, ps, c)) for q, ps, c in
+            out = [self.extractor.candidates(q, ps, c, keep=self.keep) for q, ps, c in
                    tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
                         disable=None if progress else True)]
         self.extractor.parser.ask(())
@@ -77,17 +76,6 @@ class ExtractionStage:
         """(passages, candidates) per question; QUERIES default to the questions."""
         passages = self.retrieve(queries or questions)
         return passages, self.candidates(questions, passages, contexts, progress, desc)
-
-
-class Pruned(list):  # type: ignore[type-arg]
-    """A question's best KEEP candidates by the rule, best first, with the keys of all of them (`all_keys`, for
-    the extraction ceiling): all that a run which fits no answer model uses of its candidates (the rule's
-    answers, answer lists and trace rank these the same: the rule scores each candidate on its own). At 20
-    passages a question has ~1,000 candidates (~0.6 KB each); a qac-1 run over 799 questions kept them all."""
-
-    def __init__(self, cands: Sequence[Candidate], keep: int) -> None:
-        super().__init__(c for c, _ in ranked(cands, RuleScorer(), keep))
-        self.all_keys = frozenset(c.key for c in cands)
 
 
 def keep_for(train: str | None, folds: int | None, neural: str | None, answers: int) -> int | None:
