@@ -134,12 +134,12 @@ def test_ceilings(en):
     assert answer_in_passages(ps, [["Oakland"]]) == 0.0
 
 
-def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
+def test_pruned_candidates_answer_and_bound_as_all_of_them(en, monkeypatch):
     """A run that fits no model keeps each question's best few candidates by the rule (features.Best, only
     rule_inputs computed for the others): the same candidates with the same features as the first few of the
     rule's ranking of all of them, so the same answers, answer lists and ceilings, for every K."""
     from qa_baseline.answers.stage import keep_for
-    from qa_baseline.answers.features import RULE_INPUTS
+    from qa_baseline.answers.features import RULE_INPUTS, Best
     ps = _passages("answers-corpus-en.jsonl")
     question = "Where was Fred Durst born?"
     cands = en.candidates(question, ps)
@@ -147,9 +147,15 @@ def test_pruned_candidates_answer_and_bound_as_all_of_them(en):
     assert len(cands) > 2 and len({s for _, s in full}) < len(full)  # ties: kept in the order of all of them
     for k in range(len(cands) + 2):
         pruned = en.candidates(question, ps, keep=k)
-        assert [(c, s) for c, s in scorers.ranked(pruned, scorers.RuleScorer())] == full[:k]
+        assert isinstance(pruned, Best) and list(pruned) == [c for c, _ in full[:k]]
         assert scorers.ranked(cands, scorers.RuleScorer(), k) == full[:k]  # the best K: the whole ranking's first K
         assert pruned.all_keys == {c.key for c in cands}
+    middle = sorted(c.features["evidence"] for c in cands)[len(cands) // 2]
+    for score in (lambda f: 0.0, lambda f: float(f["evidence"] > middle)):  # ties: by evidence, then first seen
+        monkeypatch.setattr("qa_baseline.answers.rule_score", score)
+        ranking = sorted(cands, key=lambda c: -score(c.features))  # stable: cands are by evidence, then first seen
+        assert all(list(en.candidates(question, ps, keep=k)) == ranking[:k] for k in range(len(cands) + 1))
+    monkeypatch.undo()
     pruned = en.candidates(question, ps, keep=2)
     model = scorers.AnswerModel(max_list=2)
     for lists in (False, True):

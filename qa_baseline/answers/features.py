@@ -324,7 +324,7 @@ def _candidate(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType
     return Candidate(text, key, docid, labels, Features(f), c.sentence)
 
 
-class Best(list):  # type: ignore[type-arg]
+class Best(list[Candidate]):
     """A question's best K candidates (`candidates`' BEST), best first, with the keys of all of them
     (`all_keys`, for the extraction ceiling): all that a run which fits no answer model uses of its candidates
     (the rule's answers, answer lists and trace rank these the same: the rule scores each candidate alone)."""
@@ -468,7 +468,8 @@ def _holds_type(sentence: Sentence, typed: Collection[str]) -> list[bool]:
 
 RULE_INPUTS = ("support", "best", "evidence", "type_match", "type_mismatch", "unit_match", "unit_missing",
                "untyped_number", "window", "best_sentence", "inside", "q_overlap", "length", "choice", "not_choice",
-               "dateless", "neural", "neural_scored")  # rule_inputs' features: all that scorers.rule_score reads
+               "dateless", "neural", "neural_scored")  # rule_inputs' features: what scorers.rule_score reads
+# (scorers.RULE_READS) and three computed with them (support, best, type_match)
 
 
 def rule_inputs(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType, lang: str,
