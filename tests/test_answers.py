@@ -4,6 +4,7 @@ import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
@@ -566,3 +567,22 @@ def test_the_spacy_model_loads_without_torch_and_torch_stays_importable():
             "print('torch' in sys.modules)\nimport torch\nprint(torch.tensor([1.0, 2.0]).sum().item())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "3.0"]
+
+
+def test_remembered_rows_are_the_rows(en, monkeypatch):
+    """Within scorers.remembered() a candidate list's rows are computed once and are the same numbers as
+    outside it, for any first TOP; a list over REMEMBERED_ROWS is computed each time; nothing outlives it."""
+    ps = _passages("answers-corpus-en.jsonl")
+    a, b = en.candidates("Where was Fred Durst born?", ps), en.candidates("What is the name of Durst 's group ?", ps)
+    plain = {(id(c), top): scorers.matrix(c, top) for c in (a, b) for top in (None, 1, 3)}
+    with scorers.remembered():
+        for (i, top), rows in plain.items():
+            got = scorers.matrix(a if i == id(a) else b, top)
+            assert got.tobytes() == rows.tobytes() and got.shape == rows.shape
+        assert np.shares_memory(scorers.matrix(a, 2), scorers.matrix(a))  # computed once
+        assert not np.shares_memory(scorers.matrix(list(a)), scorers.matrix(a))  # another list: its own rows
+        monkeypatch.setattr(scorers, "REMEMBERED_ROWS", 0)
+        fresh = en.candidates("Where was Fred Durst born?", ps)
+        assert not np.shares_memory(scorers.matrix(fresh), scorers.matrix(fresh))  # over the limit: each time
+        assert scorers.matrix(fresh).tobytes() == plain[(id(a), None)].tobytes()
+    assert scorers._remembered is None

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -118,10 +119,50 @@ def matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
     """The rows a learned scorer sees for one question's candidates (in their list's order; the first TOP, all
     by default): vector(features), then for each GRADED feature log(1 + its rank among all of the question's
     candidates), 0 for the highest value, equal values ranked in the list's order. Only the ranks need every
-    candidate: fitting reads the best TRAIN_TOP rows of each question, many times over (held-out folds)."""
+    candidate: fitting reads the best TRAIN_TOP rows of each question, many times over (held-out folds).
+    Within `remembered()` each list's rows are computed once (the first TOP of them are the same numbers)."""
+    memo = _remembered
+    hit = memo.lists.get(id(cands)) if memo is not None else None
+    if hit is None or hit[0] is not cands:
+        if memo is None or memo.rows + len(cands) > REMEMBERED_ROWS:
+            return _matrix(cands, top)
+        hit = memo.lists[id(cands)] = (cands, _matrix(cands))
+        memo.rows += len(cands)
+    return hit[1][:top]
+
+
+def _matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
     graded = np.array([in_order(c.features) for c in cands])[:, _GRADED_COLUMNS]
     ranks = np.argsort(np.argsort(-graded, axis=0, kind="stable"), axis=0, kind="stable")[:top]
     return np.hstack([np.array([vector(c.features) for c in cands[:top]]), np.log1p(ranks)])
+
+
+class _Memo:
+    """remembered()'s: id of a candidate list -> (the list, its rows), and how many rows that is."""
+
+    def __init__(self) -> None:
+        self.lists: dict[int, tuple[Sequence[Candidate], np.ndarray]] = {}
+        self.rows = 0
+
+
+_remembered: _Memo | None = None
+REMEMBERED_ROWS = 300_000  # the most rows remembered() keeps (~160 MB: qac-1's 799 questions hold 246,064 at 5
+# passages, 958,950 at 20; beyond it the rows of further lists are computed each time, as outside it)
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Within it `matrix` computes the rows of each candidate list once, keyed by the list (which must not
+    change meanwhile): cross-fitting with --folds K asks for each question's rows ~6K times (each fold chooses
+    its scorer on K inner folds), a third of a qac-1 --folds 5 run. Costs ~0.5 KB per candidate (REMEMBERED_ROWS
+    at most) until it ends."""
+    global _remembered
+    outer = _remembered
+    _remembered = _Memo() if outer is None else outer
+    try:
+        yield
+    finally:
+        _remembered = outer
 
 
 def _lr(C: float = 1.0) -> Any:

@@ -17,7 +17,7 @@ from . import Extractor, answer_in_candidates, answer_in_passages
 from ..retrievers.base import Retriever
 from .features import Candidate, Passage
 from .passages import PassageStore
-from .scorers import AnswerModel, Gold, Scored
+from .scorers import AnswerModel, Gold, Scored, remembered
 
 CHUNK = 64  # questions per retrieval call
 
@@ -142,6 +142,7 @@ def model_kind(settings: Any) -> str:
     return "fitted on --train" if settings.train else f"cross-fitted, {settings.folds} folds"
 
 
+@remembered()  # the learned scorers' rows of each question computed once for all the fits
 def fit_models(cands: Sequence[list[Candidate]], train_groups: Sequence[tuple[list[Candidate], Gold]] | None,
                data_golds: Sequence[Gold], n_folds: int | None, value: str | None, lists: bool, max_list: int,
                learn: bool = True, kinds: Sequence[str] = ("logistic",)) -> tuple[list[AnswerModel], dict[str, Any]]:
