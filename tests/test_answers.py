@@ -574,7 +574,7 @@ def test_remembered_rows_are_the_rows(en, monkeypatch):
     outside it, for any first TOP; a list over REMEMBERED_ROWS is computed each time; nothing outlives it."""
     ps = _passages("answers-corpus-en.jsonl")
     a, b = en.candidates("Where was Fred Durst born?", ps), en.candidates("What is the name of Durst 's group ?", ps)
-    plain = {(id(c), top): scorers.matrix(c, top) for c in (a, b) for top in (None, 1, 3)}
+    plain = {(id(c), top): scorers.matrix(c, top) for c in (a, b) for top in (3, None, 1, 10_000)}  # a TOP first
     with scorers.remembered():
         for (i, top), rows in plain.items():
             got = scorers.matrix(a if i == id(a) else b, top)
@@ -586,3 +586,29 @@ def test_remembered_rows_are_the_rows(en, monkeypatch):
         assert not np.shares_memory(scorers.matrix(fresh), scorers.matrix(fresh))  # over the limit: each time
         assert scorers.matrix(fresh).tobytes() == plain[(id(a), None)].tobytes()
     assert scorers._remembered is None
+
+
+def test_fitting_with_remembered_rows_fits_the_same_models(en, monkeypatch):
+    """A learned scorer fitted and scoring within remembered() is the same model with the same scores as outside
+    it, and fit_models (cross-fitted) the same whether rows are remembered or, with REMEMBERED_ROWS 0, not."""
+    from qa_baseline.answers.stage import fit_models
+    ps = _passages("answers-corpus-en.jsonl")
+    asked = [("Where was Fred Durst born?", [["Jacksonville"]]), ("What is the name of Durst 's group ?", [["Limp Bizkit"]])]
+    found = [(en.candidates(q, ps), gold) for q, gold in asked]
+    groups = [(list(c), g) for _ in range(12) for c, g in found]
+    monkeypatch.setattr(scorers, "TRAIN_TOP", 3)  # fewer than a list holds: fitting reads the first rows only
+    outside = scorers.LearnedScorer.fit(groups)
+    with scorers.remembered():
+        inside = scorers.LearnedScorer.fit(groups)
+        scores = [inside.score(c) for c, _ in groups]
+    assert outside is not None and inside is not None
+    assert np.array_equal(inside.model.coefficients(), outside.model.coefficients())
+    assert scores == [outside.score(c) for c, _ in groups]
+
+    def fitted():
+        models, summary = fit_models([c for c, _ in groups], None, [g for _, g in groups], 2, "has_answer", False, 5)
+        return summary, [m.decide(c) for m, (c, _) in zip(models, groups)]
+
+    remembered = fitted()
+    monkeypatch.setattr(scorers, "REMEMBERED_ROWS", 0)
+    assert fitted() == remembered

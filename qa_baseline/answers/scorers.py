@@ -153,9 +153,9 @@ REMEMBERED_ROWS = 300_000  # the most rows remembered() keeps (~160 MB: qac-1's 
 @contextmanager
 def remembered() -> Iterator[None]:
     """Within it `matrix` computes the rows of each candidate list once, keyed by the list (which must not
-    change meanwhile): cross-fitting with --folds K asks for each question's rows ~6K times (each fold chooses
-    its scorer on K inner folds), a third of a qac-1 --folds 5 run. Costs ~0.5 KB per candidate (REMEMBERED_ROWS
-    at most) until it ends."""
+    change meanwhile): cross-fitting with --folds K asks for each question's rows ~K² times (28 for K = 5:
+    each fold chooses its scorer on K inner folds), a third of a qac-1 --folds 5 run. Costs ~0.5 KB per
+    candidate (REMEMBERED_ROWS at most) until it ends."""
     global _remembered
     outer = _remembered
     _remembered = _Memo() if outer is None else outer
