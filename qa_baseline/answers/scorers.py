@@ -123,7 +123,7 @@ def matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
     Within `remembered()` each list's rows are computed once (the first TOP of them are the same numbers)."""
     memo = _remembered
     hit = memo.lists.get(id(cands)) if memo is not None else None
-    if hit is None or hit[0] is not cands:
+    if hit is None:
         if memo is None or memo.rows + len(cands) > REMEMBERED_ROWS:
             return _matrix(cands, top)
         hit = memo.lists[id(cands)] = (cands, _matrix(cands))
@@ -138,7 +138,8 @@ def _matrix(cands: Sequence[Candidate], top: int | None = None) -> np.ndarray:
 
 
 class _Memo:
-    """remembered()'s: id of a candidate list -> (the list, its rows), and how many rows that is."""
+    """remembered()'s: id of a candidate list -> (the list, its rows), and how many rows that is. The list is
+    held, so no other object can take its id while the memo lasts."""
 
     def __init__(self) -> None:
         self.lists: dict[int, tuple[Sequence[Candidate], np.ndarray]] = {}
