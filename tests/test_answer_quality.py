@@ -27,6 +27,15 @@ from qa_baseline.scoring.metrics import normalize
     ("共産党の推薦を受けた人物は？", "人物", {"Person"}),
     ("卵は何色ですか?", "色", {"Color_Other", "Nature_Color"}),
     ("江戸幕府が開かれたのは何時代?", "era", set()),
+    ("ラオスが国連に加盟した年は？", "年", {"Date", "Era"}),  # the topic's head: a year, not anything
+    ("ＮＡＴＯの発足年は？", "年", {"Date", "Era"}),
+    ("GADV仮説を提唱した教授は？", "教授", {"Person"}),
+    ("東郷平八郎の立像が設置されていた貨客船の名前は何?", "客船", {"Ship"}),  # the name of an X: typed by X
+    ("日立鉱山の中心部に流れている川の名は何?", "川", {"River"}),
+    ("凱旋紀念書籍館の改称後の施設名は何ですか?", "施設", {"Facility_Other", "Sports_Facility", "Theater",
+                                                "Museum", "Park"}),
+    ("種田山頭火の本名は？", "本名", {"Person"}),  # 本名 is a head itself, not the name of a book (本)
+    ("オグリキャップの申し込みが殺到したのは何のレースに優勝した後からですか?", "レース", {"Game"}),
     ("What country is Horus associated with?", "country", {"GPE"}),
     ("What river flows through Cairo?", "river", {"LOC"}),
     ("Who discovered prions?", "person", {"PERSON"}),
@@ -40,6 +49,7 @@ def test_head_words_that_end_other_words_match_only_whole():
     assert answer_type("日本は？", "ja").name == ""          # 日本 does not end with the head 本 (book)
     assert answer_type("何という本?", "ja").fine == {"Book", "Printing_Other"}
     assert answer_type("方法は？", "ja").name == ""          # 方法 is not a law (法)
+    assert answer_type("その鉱山は？", "ja").fine == {"Facility_Other", "Location_Other"}  # a mine, no mountain (山)
 
 
 def test_kind_questions_are_untyped_in_english():

@@ -128,6 +128,40 @@ def test_english_candidates_merge_type_and_drop(en):
     assert scored[0][0].text == "Jacksonville"
 
 
+def test_wide_counts_the_passages_whose_text_holds_a_candidate(en):
+    """`wide`: log(1 + how many of the wide passages hold the candidate in their normalised text), whether or not
+    they were parsed; without wide passages 0."""
+    ps = _passages("answers-corpus-en.jsonl")
+    durst = [p for p in ps if p.docid == "fred-durst"]
+    by_key = {c.key: c for c in en.candidates("Where was Fred Durst born?", durst, wide=ps)}
+    assert by_key["jacksonville"].features["wide"] == pytest.approx(math.log(3))  # fred-durst and limp-bizkit
+    assert by_key["1970"].features["wide"] == pytest.approx(math.log(2))  # its own passage only
+    assert all(c.features["wide"] == 0.0 for c in en.candidates("Where was Fred Durst born?", durst))
+
+
+def test_stage_parses_the_first_passages_and_searches_the_wide_ones(en_corpus, monkeypatch):
+    """The stage asks the retriever for WIDE hits, parses only the first PASSAGES and gives the candidates the
+    text of all of them."""
+    from qa_baseline.answers.stage import ExtractionStage
+    from qa_baseline.config import corpus_config
+
+    class Ranked:
+        asked: list[int] = []
+
+        def search(self, queries, k):
+            self.asked.append(k)
+            return [[("fred-durst", 3.0), ("limp-bizkit", 2.0), ("hale-bopp", 1.0)][:k] for _ in queries]
+
+    stage = ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=1, wide=3)
+    passages, cands = stage.run(["Where was Fred Durst born?"], progress=False)
+    assert Ranked.asked == [3] and [p.docid for p in passages[0]] == ["fred-durst"]
+    assert stage.parses()["parsed"] + stage.parses()["loaded"] == 1  # the wide passages are never parsed
+    assert {c.key: c for c in cands[0]}["jacksonville"].features["wide"] == pytest.approx(math.log(3))
+    Ranked.asked.clear()
+    ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=2, wide=0).run(["Who?"], progress=False)
+    assert Ranked.asked == [2]  # never fewer than the passages parsed
+
+
 def test_ceilings(en):
     ps = _passages("answers-corpus-en.jsonl")
     cands = en.candidates("What is the name of Durst 's group ?", ps)

@@ -10,6 +10,7 @@ their text. Each distinct passage is parsed once per Extractor, and once per cor
 store (parse_store.py)."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -56,15 +57,24 @@ class Extractor:
         return keys, sides, marker
 
     def candidates(self, question: str, passages: Sequence[Passage], context: str = "",
-                   atype: AnswerType | None = None, keep: int | None = None) -> list[Candidate]:
+                   atype: AnswerType | None = None, keep: int | None = None, wide: Sequence[Passage] = ()
+                   ) -> list[Candidate]:
         """Candidates of QUESTION from PASSAGES (ranked Passage list), best first by evidence. CONTEXT (earlier
         questions and answers of a series) adds words to match and strings that are no answers; ATYPE
-        overrides the expected answer type; KEEP: only the best KEEP by the rule, best first (features.Best)."""
+        overrides the expected answer type; KEEP: only the best KEEP by the rule, best first (features.Best);
+        WIDE: more retrieved passages whose text is searched for each candidate (the `wide` feature)."""
         self.parser.parse(passages)
         atype = atype or answer_type(question, self.lang)
         keys, sides, marker = self.question_keys(question, context)
         return features.candidates(question, keys, atype, passages, self.parser.cache, self.lang, context, sides,
-                                   marker, choices(question, self.lang), None if keep is None else (keep, rule_score))
+                                   marker, choices(question, self.lang), None if keep is None else (keep, rule_score),
+                                   [normalized_text(p.text) for p in wide])
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def normalized_text(text: str) -> str:
+    """`metrics.normalize` of a passage's text, kept for the few thousand passages seen last."""
+    return normalize(text)
 
 
 def _spellings(gold: Iterable[Iterable[str]]) -> set[str]:
@@ -74,7 +84,7 @@ def _spellings(gold: Iterable[Iterable[str]]) -> set[str]:
 def answer_in_passages(passages: Iterable[Passage], gold: Iterable[Iterable[str]]) -> float:
     """1 when a gold spelling occurs in one of the passages' normalised text (the retrieval ceiling)."""
     keys = _spellings(gold)
-    return float(any(k in normalize(p.text) for p in passages for k in keys))
+    return float(any(k in normalized_text(p.text) for p in passages for k in keys))
 
 
 def answer_in_candidates(cands: Iterable[Candidate], gold: Iterable[Iterable[str]]) -> float:

@@ -93,13 +93,15 @@ NONE: frozenset[str] = frozenset()
 # diseases) have no OntoNotes labels: their answers are often plain noun phrases, so only the fine label helps.
 _JA_HEADS = [
     (PERSON, "Person", "人物|人|者|作者|著者|監督|選手|社長|王|皇帝|天皇|作曲家|画家|作家|俳優|歌手|父|母|妻|夫|息子|娘|"
-                       "女性|男性|首相|大統領|将軍|氏名|フルネーム|本名|創業者|創始者|設立者|発明者|発見者|受賞者|優勝者"),
+                       "女性|男性|首相|大統領|将軍|氏名|フルネーム|本名|創業者|創始者|設立者|発明者|発見者|受賞者|優勝者|"
+                       "教授|博士|学者|政治家|人名|議員|主人公|人々|少年|少女|青年|騎手|棋士|力士|横綱|指揮者"),
     (PLACE, "Country GPE_Other", "国|国名|国家|か国|カ国"),
     (PLACE, "Province", "県|都道府県|県名|州|省"),
     (PLACE, "City County", "都市|市|町|村|首都|区|都"),
     (PLACE, "Region_Other Domestic_Region Continental_Region Location_Other GPE_Other",
      "地域|地方|場所|大陸|半島|地区|地|地名"),
-    (PLACE, "Mountain", "山|山脈|火山|岳"), (PLACE, "River", "川|河川|河"), (PLACE, "Lake", "湖|沼"),
+    (PLACE, "Mountain", "山|山脈|火山|岳"), (PLACE, "Facility_Other Location_Other", "鉱山|炭鉱"),
+    (PLACE, "River", "川|河川|河"), (PLACE, "Lake", "湖|沼"),
     (PLACE, "Island", "島|諸島|列島|離島"), (PLACE, "Sea Bay", "海|湾|洋|海峡"),
     (PLACE, "Station Car_Stop", "駅"), (PLACE, "Airport", "空港"), (PLACE, "Port", "港"),
     (PLACE, "Bridge", "橋"), (PLACE, "Castle", "城"), (PLACE, "Worship_Place", "寺|神社|寺院|教会|神宮"),
@@ -127,6 +129,11 @@ _JA_HEADS = [
     (NONE, "War Incident_Other", "戦争|戦い|事件|乱|変"), (NONE, "Planet Star Astral_Body_Other", "惑星|星|恒星"),
     (NONE, "Position_Vocation Title_Other", "職業|役職|地位|肩書き|称号"),
     (NONE, "Law Treaty Rule_Other", "法|法律|条約"), (frozenset({"DATE"}), "Era", "時代"),
+    (DATE, "Date Era", "年|年度|時期|日付|年月日|日時|月日"), (NONE, "Ship", "船|艦|戦艦|客船"),
+    (NONE, "Train Railroad", "列車|電車|鉄道|路線"), (NONE, "Aircraft", "飛行機|航空機"),
+    (NONE, "Occasion_Other Religious_Festival", "祭|祭り|行事"), (NONE, "Game", "レース|大会|試合"),
+    (NONE, "Drug", "薬|医薬品"), (NONE, "Theory", "理論|説"), (NONE, "God", "神"),
+    (frozenset({"NORP"}), "Ethnic_Group_Other Nationality", "民族|人種"),
 ]
 _JA_HEAD_OF = {w: (labels, frozenset(fine.split())) for labels, fine, words in _JA_HEADS for w in words.split("|")}
 _JA_HEAD_LONGEST = max(map(len, _JA_HEAD_OF))
@@ -136,9 +143,21 @@ _JA_WHOLE = set("本書石変乱星都区地河社人木草花病虫法歌曲絵
                                                              # (日本, 方法): only matched as the whole noun
 
 
+_JA_NAME = re.compile(r"(?:正式)?(?:名前|名称|名|タイトル|題名)$")  # the name of an X (施設名, 船の名前): typed by X
+
+
 def _ja_head(noun: str) -> tuple[frozenset[str], frozenset[str], str] | None:
     """(OntoNotes labels, ENE labels, the ending) of a Japanese head noun by its longest known ending (開催国 ->
-    国), None when unknown."""
+    国), the name of an X as X (施設名, 船の名前 -> 施設, 船; 本名 and 国名 are heads themselves), None when
+    unknown."""
+    found = _ja_ending(noun)
+    stem = _JA_NAME.sub("", noun)
+    if stem and stem != noun and not (found and _JA_NAME.search(found[2])):
+        return _ja_ending(stem)
+    return found
+
+
+def _ja_ending(noun: str) -> tuple[frozenset[str], frozenset[str], str] | None:
     for n in range(min(len(noun), _JA_HEAD_LONGEST), 0, -1):
         end = noun[-n:]
         if end in _JA_HEAD_OF and (n > 1 or end not in _JA_WHOLE or noun == end):
@@ -178,8 +197,10 @@ _JA_HEAD = re.compile(r"(?:どの|どこの|何という|なんという|何の|
 _JA_SUFFIX = re.compile(r"何([一-龥ァ-ヶ]{1,3})")
 
 
-# the topic the question asks for, at its end: "…の首都は？", "…した人物は誰ですか", "…の名前は何というか"
-_JA_TOPIC = re.compile(r"([一-龥ァ-ヶー]+)(?:は|って|とは)[、\s]*(?:何|なに|なん|誰|だれ|どこ|どれ)?[^一-龥ァ-ヶー]{0,12}$")
+# the topic the question asks for, at its end: "…の首都は？", "…した人物は誰ですか", "…の名前は何というか" (the name
+# of what: 川の名は何)
+_JA_TOPIC = re.compile(r"([一-龥ァ-ヶー]+(?:の(?:正式)?(?:名前|名称|名|タイトル|題名))?)(?:は|って|とは)[、\s]*"
+                       r"(?:何|なに|なん|誰|だれ|どこ|どれ)?[^一-龥ァ-ヶー]{0,12}$")
 
 
 def _japanese(question):
@@ -195,7 +216,7 @@ def _japanese(question):
             return AnswerType(name, labels, m.group(1) if m and name not in ("date", "time") else "",
                               _JA_FINE_OF.get(name, NONE))
     topic = _JA_TOPIC.search(question)
-    found = _ja_head(topic.group(1)) if topic else None
+    found = _ja_head(topic.group(1).replace("の", "")) if topic else None  # 船の名前 -> 船名 -> 船
     if topic and found:
         return AnswerType(found[2], found[0], suffix, found[1])
     return AnswerType("suffix", frozenset(), suffix) if suffix else UNTYPED

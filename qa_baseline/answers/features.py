@@ -51,7 +51,10 @@ features (FEATURES):
   bigrams (letters and digits, not both hiragana) that the sentence holds: a paraphrase keeps compounds that
   GiNZA's words split differently (English: 0; its word bigrams lowered the SQuAD stand-in's AFM);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
-  is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none.
+  is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none;
+- wide: log(1 + how many of the question's wider retrieved passages (`wide`: the top 50 by default, the parsed
+  ones among them; their text only, never parsed) hold the candidate in their normalised text: redundancy
+  beyond the few passages that are parsed.
 
 Candidates contained in the question (or in the context of a follow-up question) are dropped: their words
 (Japanese: characters) form a contiguous part of it; the options of a choice question are kept."""
@@ -81,7 +84,8 @@ FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "
             "order", "marker", "is_person", "is_place", "is_org", "is_time", "is_number", "is_other", "entity",
             "number", "q_overlap", "length", "choice", "not_choice", "fine_match", "fine_mismatch", "documents",
             "best_evidence", "mean_match", "digits", "dateless", "question_match", "unnamed", "unnamed_here",
-            "negation", "neural", "neural_scored", "names_article", "bracket", "unit_end", "holds_type", "bigrams")
+            "negation", "neural", "neural_scored", "names_article", "bracket", "unit_end", "holds_type", "bigrams",
+            "wide")
 LABEL_GROUPS = {"person": {"PERSON"}, "place": {"GPE", "LOC", "FAC"}, "org": {"ORG", "NORP"},
                 "time": {"DATE", "TIME"}, "number": {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"},
                 "other": {"OTHERS", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}}
@@ -291,15 +295,18 @@ def unnamed(question: str, passages: Sequence[Passage], lang: str) -> bool:
 def candidates(question: str, qkeys: Mapping[str, float], atype: AnswerType, passages: Sequence[Passage],
                parsed: Mapping[str, Sequence[Sentence]], lang: str, context: str = "",
                sides: Mapping[str, int] | None = None, marker: str = "", options: Sequence[str] = (),
-               best: tuple[int, Callable[[Mapping[str, float]], float]] | None = None) -> list[Candidate]:
+               best: tuple[int, Callable[[Mapping[str, float]], float]] | None = None, wide: Sequence[str] = ()
+               ) -> list[Candidate]:
     """Candidates of QUESTION (text; qkeys: {content-word key: weight}) from PASSAGES (ranked Passage list;
     PARSED: passage id -> Sentences), best first by `evidence`, with their FEATURES; OPTIONS: the options the
-    question offers (strings). BEST, (K, score): only the best K by SCORE (a function of RULE_INPUTS: the rule),
-    best first, equal scores in the order of all of them; the others get only rule_inputs (at 20 passages a
-    question has ~1,000 candidates, and a run that fits no answer model uses its best few: `Best`)."""
+    question offers (strings); WIDE: the normalised texts of its wide passages (the `wide` feature). BEST,
+    (K, score): only the best K by SCORE (a function of RULE_INPUTS: the rule), best first, equal scores in the
+    order of all of them; the others get only rule_inputs (at 20 passages a question has ~1,000 candidates, and
+    a run that fits no answer model uses its best few: `Best`)."""
     units = [u for u in (_units(o, lang) for o in options) if u]
     qkeys = local_idf(qkeys, [s for p in passages for s in parsed.get(p.docid, ())])
     found, asked = collect(question, qkeys, passages, parsed, lang, context, sides or {}, marker, units, atype.labels)
+    asked = asked._replace(wide=wide)
     q_set = set(_units(question, lang))
     labelled = [(key, c, _one(tuple(sorted(c.labels)))) for key, c in found.items() if c is not None]
     if best is not None:  # ranked by (-score, -evidence, seen): the rule's ranking of all of them (scorers.ranked)
@@ -341,6 +348,7 @@ class Asked(NamedTuple):
     unnamed: bool
     names: tuple[str, ...]
     negates: bool
+    wide: Sequence[str] = ()  # the normalised texts of the question's wide passages (the `wide` feature)
 
 
 class Gathered:
@@ -535,6 +543,7 @@ def featurise(key: str, c: Gathered, labels: tuple[str, ...], atype: AnswerType,
         "unit_end": float(lang == "ja" and bool(atype.unit) and key.endswith(_normalize(atype.unit))),
         "holds_type": c.holds_type,
         "bigrams": c.bigrams,
+        "wide": math.log1p(sum(key in t for t in asked.wide)),
     }
 
 

@@ -26,12 +26,13 @@ class ExtractionStage:
     """Retrieve -> passage text -> answer candidates for lists of questions, timed (see the module docstring)."""
 
     def __init__(self, retriever: Retriever, corpus_cfg: dict[str, Any], lang: str, passages: int = 10,
-                 max_chars: int | None = None, keep: int | None = None) -> None:
+                 max_chars: int | None = None, keep: int | None = None, wide: int = 0) -> None:
         """KEEP: keep only each question's best KEEP candidates by the rule (features.Best), for runs that fit no
-        answer model (keep_for); None keeps them all."""
+        answer model (keep_for); None keeps them all. WIDE: the passages retrieved per question whose text
+        (never parsed) the `wide` feature searches for each candidate; the first PASSAGES of them are parsed."""
         if passages < 1:
             raise UserError(f"--passages must be at least 1, not {passages}")
-        self.retriever, self.k = retriever, passages
+        self.retriever, self.k, self.wide = retriever, passages, max(wide, passages)
         self.store = PassageStore(corpus_cfg)
         self.extractor = Extractor(lang, max_chars=max_chars, corpus=corpus_cfg)  # with the corpus's parse store
         self.seconds = {"retrieval": 0.0, "extraction": 0.0}
@@ -42,13 +43,14 @@ class ExtractionStage:
         return dict(self.extractor.parser.counts)
 
     def retrieve(self, queries: Sequence[str]) -> list[list[Passage]]:
-        """Passages (features.Passage, best first) per query; an empty query finds nothing."""
+        """The wide passages (features.Passage, best first: WIDE, at least PASSAGES) per query; an empty query
+        finds nothing."""
         started = time.time()
         out: list[list[tuple[str, float]]] = []
         for start in range(0, len(queries), CHUNK):
             chunk = queries[start:start + CHUNK]
             asked = [i for i, q in enumerate(chunk) if q.strip()]
-            hits = self.retriever.search([chunk[i] for i in asked], self.k) if asked else []
+            hits = self.retriever.search([chunk[i] for i in asked], self.wide) if asked else []
             got = dict(zip(asked, hits))
             out.extend(got.get(i, []) for i in range(len(chunk)))
         passages = [self.store.passages(h) for h in out]
@@ -56,26 +58,29 @@ class ExtractionStage:
         return passages
 
     def candidates(self, questions: Sequence[str], passages: Sequence[Sequence[Passage]],
-                   contexts: Sequence[str] | None = None, progress: bool = True,
-                   desc: str = "questions") -> list[list[Candidate]]:
-        """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages; CONTEXTS: texts)."""
+                   contexts: Sequence[str] | None = None, progress: bool = True, desc: str = "questions",
+                   wide: Sequence[Sequence[Passage]] | None = None) -> list[list[Candidate]]:
+        """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages, all parsed; CONTEXTS:
+        texts; WIDE: their wide passages, default PASSAGES)."""
         started = time.time()
         self.extractor.parse([p for ps in passages for p in ps], progress=progress)
         contexts = contexts or [""] * len(questions)
         self.extractor.parser.ask([*questions, *contexts])
         with fewer_collections():
-            out = [self.extractor.candidates(q, ps, c, keep=self.keep) for q, ps, c in
-                   tqdm(list(zip(questions, passages, contexts)), desc=desc, unit=" q", mininterval=1.0,
-                        disable=None if progress else True)]
+            out = [self.extractor.candidates(q, ps, c, keep=self.keep, wide=w) for q, ps, c, w in
+                   tqdm(list(zip(questions, passages, contexts, wide or passages)), desc=desc, unit=" q",
+                        mininterval=1.0, disable=None if progress else True)]
         self.extractor.parser.ask(())
         self.seconds["extraction"] += time.time() - started
         return out
 
     def run(self, questions: Sequence[str], queries: Sequence[str] | None = None, contexts: Sequence[str] | None = None,
             progress: bool = True, desc: str = "questions") -> tuple[list[list[Passage]], list[list[Candidate]]]:
-        """(passages, candidates) per question; QUERIES default to the questions."""
-        passages = self.retrieve(queries or questions)
-        return passages, self.candidates(questions, passages, contexts, progress, desc)
+        """(passages, candidates) per question: its first PASSAGES retrieved passages, parsed, and the candidates
+        found in them; QUERIES default to the questions."""
+        wide = self.retrieve(queries or questions)
+        passages = [ps[:self.k] for ps in wide]
+        return passages, self.candidates(questions, passages, contexts, progress, desc, wide)
 
 
 def keep_for(train: str | None, folds: int | None, neural: str | None, answers: int) -> int | None:

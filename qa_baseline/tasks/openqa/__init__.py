@@ -15,6 +15,8 @@ from . import formats, pipeline
 class AnswerSettings(RetrievalSettings):
     """Settings of the short-answer tasks (openqa-en, qac-1/2/3)."""
     passages: int = option(10, "retrieved passages per question that candidates are taken from")
+    wide: int = option(50, "retrieved passages per question whose text (not parsed) is searched for each "
+                           "candidate: the `wide` feature, how many of them hold it")
     train: str | None = option(None, "data with gold answers the answer model is fitted on", metavar="FILE",
                                file=True)
     folds: int | None = option(None, "fit the answer model on --data's own gold by cross-fitting: question i "

@@ -38,7 +38,7 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
     check_fitting(settings.train, settings.folds, len(questions))
     neural.check(settings.neural, corpus["lang"])
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
-                            keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS))
+                            keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS), settings.wide)
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)
