@@ -27,8 +27,9 @@ from qa_baseline.scoring.metrics import normalize
     ("共産党の推薦を受けた人物は？", "人物", {"Person"}),
     ("卵は何色ですか?", "色", {"Color_Other", "Nature_Color"}),
     ("江戸幕府が開かれたのは何時代?", "era", set()),
-    ("ラオスが国連に加盟した年は？", "年", {"Date", "Era"}),  # the topic's head: a year, not anything
-    ("ＮＡＴＯの発足年は？", "年", {"Date", "Era"}),
+    ("ラオスが国連に加盟した年は？", "date", {"Date", "Era"}),  # the topic's head: a year, not anything
+    ("ＮＡＴＯの発足年は？", "date", {"Date", "Era"}),
+    ("統一政府が崩れたのは、どの時期のことか?", "時期", {"Date", "Era"}),  # a period, no date (`dateless`)
     ("GADV仮説を提唱した教授は？", "教授", {"Person"}),
     ("東郷平八郎の立像が設置されていた貨客船の名前は何?", "客船", {"Ship"}),  # the name of an X: typed by X
     ("日立鉱山の中心部に流れている川の名は何?", "川", {"River"}),
@@ -50,6 +51,9 @@ def test_head_words_that_end_other_words_match_only_whole():
     assert answer_type("何という本?", "ja").fine == {"Book", "Printing_Other"}
     assert answer_type("方法は？", "ja").name == ""          # 方法 is not a law (法)
     assert answer_type("その鉱山は？", "ja").fine == {"Facility_Other", "Location_Other"}  # a mine, no mountain (山)
+    for question in ("彼の享年は？", "その学年は？", "その伝説は？", "その風船は？"):  # an age, no year; a legend, no theory
+        assert answer_type(question, "ja").name == "", question
+    assert answer_type("ポセイドンは何の神か", "ja").name == ""  # the god of what: a domain (海), no god
 
 
 def test_kind_questions_are_untyped_in_english():

@@ -154,12 +154,22 @@ def test_stage_parses_the_first_passages_and_searches_the_wide_ones(en_corpus, m
 
     stage = ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=1, wide=3)
     passages, cands = stage.run(["Where was Fred Durst born?"], progress=False)
-    assert Ranked.asked == [3] and [p.docid for p in passages[0]] == ["fred-durst"]
+    assert Ranked.asked == [1, 3] and [p.docid for p in passages[0]] == ["fred-durst"]  # a search of their own
     assert stage.parses()["parsed"] + stage.parses()["loaded"] == 1  # the wide passages are never parsed
     assert {c.key: c for c in cands[0]}["jacksonville"].features["wide"] == pytest.approx(math.log(3))
     Ranked.asked.clear()
-    ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=2, wide=0).run(["Who?"], progress=False)
-    assert Ranked.asked == [2]  # never fewer than the passages parsed
+    _, cands = ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=2).run(["Where was Fred Durst born?"],
+                                                                                        progress=False)
+    assert Ranked.asked == [2] and all(c.features["wide"] == 0.0 for c in cands[0])  # none by default: 0
+    with pytest.raises(UserError, match="--wide"):
+        ExtractionStage(Ranked(), corpus_config(en_corpus), "en", passages=2, wide=-1)
+
+
+def test_only_runs_that_may_fit_a_learned_scorer_retrieve_wide_passages():
+    """The rule never reads `wide`: a run that fits no learned scorer retrieves no wide passages."""
+    from qa_baseline.answers.stage import wide_for
+    assert wide_for("train.tsv", None, "auto", 50) == wide_for(None, 5, "auto", 50) == 50
+    assert wide_for(None, None, "auto", 50) == wide_for(None, 5, "rule", 50) == 0
 
 
 def test_ceilings(en):

@@ -132,7 +132,7 @@ _JA_HEADS = [
     (DATE, "Date Era", "年|年度|時期|日付|年月日|日時|月日"), (NONE, "Ship", "船|艦|戦艦|客船"),
     (NONE, "Train Railroad", "列車|電車|鉄道|路線"), (NONE, "Aircraft", "飛行機|航空機"),
     (NONE, "Occasion_Other Religious_Festival", "祭|祭り|行事"), (NONE, "Game", "レース|大会|試合"),
-    (NONE, "Drug", "薬|医薬品"), (NONE, "Theory", "理論|説"), (NONE, "God", "神"),
+    (NONE, "Drug", "薬|医薬品"), (NONE, "Theory", "理論|説"),
     (frozenset({"NORP"}), "Ethnic_Group_Other Nationality", "民族|人種"),
 ]
 _JA_HEAD_OF = {w: (labels, frozenset(fine.split())) for labels, fine, words in _JA_HEADS for w in words.split("|")}
@@ -141,6 +141,8 @@ _JA_HEAD_LONGEST = max(map(len, _JA_HEAD_OF))
 
 _JA_WHOLE = set("本書石変乱星都区地河社人木草花病虫法歌曲絵語鳥魚党軍")  # heads that end too many other words
                                                              # (日本, 方法): only matched as the whole noun
+_JA_NOT_HEADS = ("享年", "学年", "晩年", "長年", "定年", "伝説", "演説", "風船", "火薬")  # end with a head, are none
+_JA_DATES = frozenset({"年", "年度", "日付", "年月日", "日時", "月日"})  # heads of date questions (…した年は: `dateless`)
 
 
 _JA_NAME = re.compile(r"(?:正式)?(?:名前|名称|名|タイトル|題名)$")  # the name of an X (施設名, 船の名前): typed by X
@@ -158,6 +160,8 @@ def _ja_head(noun: str) -> tuple[frozenset[str], frozenset[str], str] | None:
 
 
 def _ja_ending(noun: str) -> tuple[frozenset[str], frozenset[str], str] | None:
+    if noun.endswith(_JA_NOT_HEADS):
+        return None
     for n in range(min(len(noun), _JA_HEAD_LONGEST), 0, -1):
         end = noun[-n:]
         if end in _JA_HEAD_OF and (n > 1 or end not in _JA_WHOLE or noun == end):
@@ -217,9 +221,15 @@ def _japanese(question):
                               _JA_FINE_OF.get(name, NONE))
     topic = _JA_TOPIC.search(question)
     found = _ja_head(topic.group(1).replace("の", "")) if topic else None  # 船の名前 -> 船名 -> 船
-    if topic and found:
-        return AnswerType(found[2], found[0], suffix, found[1])
+    if found:
+        return _head_answer(found, suffix)
     return AnswerType("suffix", frozenset(), suffix) if suffix else UNTYPED
+
+
+def _head_answer(found: tuple[frozenset[str], frozenset[str], str], suffix: str) -> AnswerType:
+    """The AnswerType of a known head (_ja_head's FOUND): named by the head, "date" for a date's (年, 日付)."""
+    labels, fine, end = found
+    return AnswerType("date" if end in _JA_DATES else end, labels, suffix, fine)
 
 
 def _head_type(question: str, suffix: str) -> AnswerType | None:
@@ -227,7 +237,7 @@ def _head_type(question: str, suffix: str) -> AnswerType | None:
     for m in _JA_HEAD.finditer(question):
         found = _ja_head(m.group(1))
         if found:
-            return AnswerType(found[2], found[0], suffix, found[1])
+            return _head_answer(found, suffix)
     return None
 
 

@@ -52,9 +52,9 @@ features (FEATURES):
   GiNZA's words split differently (English: 0; its word bigrams lowered the SQuAD stand-in's AFM);
 - choice: 1 when the question offers options (`answer_types.choices`: "AとBのどちら", "X or Y") and the candidate
   is one of them or ends one of them (死亡 of "ドイツ兵の死亡と重傷"); not_choice: options offered, and it is none;
-- wide: log(1 + how many of the question's wider retrieved passages (`wide`: the top 50 by default, the parsed
-  ones among them; their text only, never parsed) hold the candidate in their normalised text: redundancy
-  beyond the few passages that are parsed.
+- wide: log(1 + how many of the question's wide retrieved passages (`--wide`: its top 50, a search of their
+  own, in runs that fit a learned scorer; their text only, never parsed) hold the candidate in their
+  normalised text (a substring: English "us" is in "business"): redundancy beyond the few passages parsed.
 
 Candidates contained in the question (or in the context of a follow-up question) are dropped: their words
 (Japanese: characters) form a contiguous part of it; the options of a choice question are kept."""
@@ -343,12 +343,13 @@ class Best(list[Candidate]):
 
 class Asked(NamedTuple):
     """What holds for all of a question's candidates: question_match, the best sentence overlap among its
-    passages; unnamed: unnamed(); names: names(); negates: the (English) question negates."""
+    passages; unnamed: unnamed(); names: names(); negates: the (English) question negates; wide: the
+    normalised texts of its wide passages."""
     question_match: float
     unnamed: bool
     names: tuple[str, ...]
     negates: bool
-    wide: Sequence[str] = ()  # the normalised texts of the question's wide passages (the `wide` feature)
+    wide: Sequence[str] = ()
 
 
 class Gathered:

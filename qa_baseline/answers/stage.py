@@ -29,10 +29,12 @@ class ExtractionStage:
                  max_chars: int | None = None, keep: int | None = None, wide: int = 0) -> None:
         """KEEP: keep only each question's best KEEP candidates by the rule (features.Best), for runs that fit no
         answer model (keep_for); None keeps them all. WIDE: the passages retrieved per question whose text
-        (never parsed) the `wide` feature searches for each candidate; the first PASSAGES of them are parsed."""
+        (never parsed) the `wide` feature searches for each candidate (0: none, the feature is 0; wide_for)."""
         if passages < 1:
             raise UserError(f"--passages must be at least 1, not {passages}")
-        self.retriever, self.k, self.wide = retriever, passages, max(wide, passages)
+        if wide < 0:
+            raise UserError(f"--wide must be 0 (off) or more, not {wide}")
+        self.retriever, self.k, self.wide = retriever, passages, wide
         self.store = PassageStore(corpus_cfg)
         self.extractor = Extractor(lang, max_chars=max_chars, corpus=corpus_cfg)  # with the corpus's parse store
         self.seconds = {"retrieval": 0.0, "extraction": 0.0}
@@ -42,15 +44,15 @@ class ExtractionStage:
         """The passages parsed so far and those loaded from the corpus's parse store, for the run's observed."""
         return dict(self.extractor.parser.counts)
 
-    def retrieve(self, queries: Sequence[str]) -> list[list[Passage]]:
-        """The wide passages (features.Passage, best first: WIDE, at least PASSAGES) per query; an empty query
-        finds nothing."""
+    def retrieve(self, queries: Sequence[str], k: int | None = None) -> list[list[Passage]]:
+        """The top K passages (features.Passage, best first; K: PASSAGES) per query; an empty query finds
+        nothing."""
         started = time.time()
         out: list[list[tuple[str, float]]] = []
         for start in range(0, len(queries), CHUNK):
             chunk = queries[start:start + CHUNK]
             asked = [i for i, q in enumerate(chunk) if q.strip()]
-            hits = self.retriever.search([chunk[i] for i in asked], self.wide) if asked else []
+            hits = self.retriever.search([chunk[i] for i in asked], k or self.k) if asked else []
             got = dict(zip(asked, hits))
             out.extend(got.get(i, []) for i in range(len(chunk)))
         passages = [self.store.passages(h) for h in out]
@@ -61,14 +63,14 @@ class ExtractionStage:
                    contexts: Sequence[str] | None = None, progress: bool = True, desc: str = "questions",
                    wide: Sequence[Sequence[Passage]] | None = None) -> list[list[Candidate]]:
         """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages, all parsed; CONTEXTS:
-        texts; WIDE: their wide passages, default PASSAGES)."""
+        texts; WIDE: their wide passages, whose text the `wide` feature searches; none by default)."""
         started = time.time()
         self.extractor.parse([p for ps in passages for p in ps], progress=progress)
         contexts = contexts or [""] * len(questions)
         self.extractor.parser.ask([*questions, *contexts])
         with fewer_collections():
             out = [self.extractor.candidates(q, ps, c, keep=self.keep, wide=w) for q, ps, c, w in
-                   tqdm(list(zip(questions, passages, contexts, wide or passages)), desc=desc, unit=" q",
+                   tqdm(list(zip(questions, passages, contexts, wide or [()] * len(questions))), desc=desc, unit=" q",
                         mininterval=1.0, disable=None if progress else True)]
         self.extractor.parser.ask(())
         self.seconds["extraction"] += time.time() - started
@@ -76,10 +78,11 @@ class ExtractionStage:
 
     def run(self, questions: Sequence[str], queries: Sequence[str] | None = None, contexts: Sequence[str] | None = None,
             progress: bool = True, desc: str = "questions") -> tuple[list[list[Passage]], list[list[Candidate]]]:
-        """(passages, candidates) per question: its first PASSAGES retrieved passages, parsed, and the candidates
-        found in them; QUERIES default to the questions."""
-        wide = self.retrieve(queries or questions)
-        passages = [ps[:self.k] for ps in wide]
+        """(passages, candidates) per question: its PASSAGES retrieved passages, parsed, and the candidates found
+        in them; QUERIES default to the questions. The WIDE passages are a search of their own: a deeper search
+        may rank the first few otherwise (hybrid fusion, approximate dense search), and those stay as without."""
+        passages = self.retrieve(queries or questions)
+        wide = self.retrieve(queries or questions, self.wide) if self.wide else [[] for _ in passages]
         return passages, self.candidates(questions, passages, contexts, progress, desc, wide)
 
 
@@ -88,6 +91,12 @@ def keep_for(train: str | None, folds: int | None, neural: str | None, answers: 
     model (--train, --folds: every candidate is learned from or scored) or adds neural evidence (it changes
     the rule's scores); else the most it answers (ANSWERS) or traces (TRACE_TOP), whichever is more."""
     return None if train or folds or neural not in (None, "none") else max(answers, TRACE_TOP)
+
+
+def wide_for(train: str | None, folds: int | None, scorer: str, wide: int) -> int:
+    """The wide passages a run retrieves (ExtractionStage's WIDE): WIDE when it may fit a learned scorer (--train
+    or --folds, --scorer auto), the only reader of the `wide` feature; else none (0)."""
+    return wide if (train or folds) and scorer != "rule" else 0
 
 
 TRACE_TOP = 10  # candidates per question in a trace record

@@ -16,7 +16,8 @@ class AnswerSettings(RetrievalSettings):
     """Settings of the short-answer tasks (openqa-en, qac-1/2/3)."""
     passages: int = option(10, "retrieved passages per question that candidates are taken from")
     wide: int = option(50, "retrieved passages per question whose text (not parsed) is searched for each "
-                           "candidate: the `wide` feature, how many of them hold it")
+                           "candidate: the `wide` feature of the learned scorer, how many of them hold it (a "
+                           "search of their own, only in runs that fit one; 0: off)")
     train: str | None = option(None, "data with gold answers the answer model is fitted on", metavar="FILE",
                                file=True)
     folds: int | None = option(None, "fit the answer model on --data's own gold by cross-fitting: question i "

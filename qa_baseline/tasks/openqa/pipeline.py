@@ -15,7 +15,7 @@ from ...answers import neural
 from ...answers.answer_types import answer_type
 from ...answers.scorers import LEARNERS
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
-    trace_record
+    trace_record, wide_for
 from ..base import Prediction
 from .formats import MAX_ANSWERS, parse_pairs, read_gold
 
@@ -38,7 +38,8 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
     check_fitting(settings.train, settings.folds, len(questions))
     neural.check(settings.neural, corpus["lang"])
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
-                            keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS), settings.wide)
+                            keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS),
+                            wide_for(settings.train, settings.folds, settings.scorer, settings.wide))
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)

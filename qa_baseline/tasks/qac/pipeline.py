@@ -21,7 +21,7 @@ from ...answers.answer_types import answer_type
 from ...answers import neural
 from ...answers.scorers import LEARNERS, RuleScorer, ranked
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
-    trace_record
+    trace_record, wide_for
 from ...corpus.segment import document_id
 from ...errors import NoGold, UserError
 from ..base import Prediction
@@ -79,7 +79,8 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
     if settings.folds and not data_gold:
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
-                            keep_for(settings.train, settings.folds, settings.neural, max_list), settings.wide)
+                            keep_for(settings.train, settings.folds, settings.neural, max_list),
+                            wide_for(settings.train, settings.folds, settings.scorer, settings.wide))
     passages, cands, queries, _ = _contexts(questions, stage)
     neural.add(settings.neural, [q.question for q in questions], cands)
     train_groups = None
