@@ -167,9 +167,13 @@ def test_stage_parses_the_first_passages_and_searches_the_wide_ones(en_corpus, m
 
 def test_only_runs_that_may_fit_a_learned_scorer_retrieve_wide_passages():
     """The rule never reads `wide`: a run that fits no learned scorer retrieves no wide passages."""
+    from types import SimpleNamespace
     from qa_baseline.answers.stage import wide_for
-    assert wide_for("train.tsv", None, "auto", 50) == wide_for(None, 5, "auto", 50) == 50
-    assert wide_for(None, None, "auto", 50) == wide_for(None, 5, "rule", 50) == 0
+
+    def run(train=None, folds=None, scorer="auto"):
+        return SimpleNamespace(train=train, folds=folds, scorer=scorer, wide=50)
+    assert wide_for(run(train="train.tsv")) == wide_for(run(folds=5)) == 50
+    assert wide_for(run()) == wide_for(run(folds=5, scorer="rule")) == 0
 
 
 def test_ceilings(en):

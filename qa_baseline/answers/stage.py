@@ -82,7 +82,7 @@ class ExtractionStage:
         in them; QUERIES default to the questions. The WIDE passages are a search of their own: a deeper search
         may rank the first few otherwise (hybrid fusion, approximate dense search), and those stay as without."""
         passages = self.retrieve(queries or questions)
-        wide = self.retrieve(queries or questions, self.wide) if self.wide else [[] for _ in passages]
+        wide = self.retrieve(queries or questions, self.wide) if self.wide else None
         return passages, self.candidates(questions, passages, contexts, progress, desc, wide)
 
 
@@ -93,10 +93,10 @@ def keep_for(train: str | None, folds: int | None, neural: str | None, answers: 
     return None if train or folds or neural not in (None, "none") else max(answers, TRACE_TOP)
 
 
-def wide_for(train: str | None, folds: int | None, scorer: str, wide: int) -> int:
-    """The wide passages a run retrieves (ExtractionStage's WIDE): WIDE when it may fit a learned scorer (--train
-    or --folds, --scorer auto), the only reader of the `wide` feature; else none (0)."""
-    return wide if (train or folds) and scorer != "rule" else 0
+def wide_for(settings: Any) -> int:
+    """The wide passages a run retrieves (ExtractionStage's WIDE): --wide when it may fit a learned scorer (its
+    model_kind is not the rule), the only reader of the `wide` feature; else none (0)."""
+    return settings.wide if model_kind(settings) != "rule" else 0
 
 
 TRACE_TOP = 10  # candidates per question in a trace record

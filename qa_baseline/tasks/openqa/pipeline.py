@@ -39,7 +39,7 @@ def predict(questions: Mapping[str, str], components: Mapping[str, Any], setting
     neural.check(settings.neural, corpus["lang"])
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
                             keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS),
-                            wide_for(settings.train, settings.folds, settings.scorer, settings.wide))
+                            wide_for(settings))
     qids = list(questions)
     texts = [questions[q] for q in qids]
     passages, cands = stage.run(texts)

@@ -80,7 +80,7 @@ def predict(items: Mapping[str, Question], components: Mapping[str, Any], settin
         raise UserError(f"{components['data']}: --folds needs gold answers (answers_json, has_answer) in the data")
     stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
                             keep_for(settings.train, settings.folds, settings.neural, max_list),
-                            wide_for(settings.train, settings.folds, settings.scorer, settings.wide))
+                            wide_for(settings))
     passages, cands, queries, _ = _contexts(questions, stage)
     neural.add(settings.neural, [q.question for q in questions], cands)
     train_groups = None
