@@ -1,12 +1,14 @@
 """`qa-baseline COMMAND [OPTIONS]` (the console script) or `python -m qa_baseline COMMAND [OPTIONS]`.
 
 Each command is also its own module, `python -m qa_baseline.COMMAND [OPTIONS]`; `COMMAND --help` lists its
-options."""
+options, its usage line naming the command as it was called (`qa-baseline run`, `python -m qa_baseline run` or
+`python -m qa_baseline.run`)."""
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__
+from . import __version__, hints
 
 COMMANDS = {  # command -> (module, what it does); modules are imported only when their command runs
     "run": ("qa_baseline.run", "run a task's baseline: submission, scores, row.json"),
@@ -25,6 +27,11 @@ def usage() -> str:
                       "`qa-baseline COMMAND --help` lists a command's options; --version prints the version."])
 
 
+def called() -> str:
+    """How this entry point was called: `python -m qa_baseline`, else the console script `qa-baseline`."""
+    return "python -m qa_baseline" if os.path.basename(sys.argv[0]) == "__main__.py" else "qa-baseline"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
@@ -37,7 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: unknown command {argv[0]!r} (fix: choose one of {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[argv[0]][0])
-    return module.main(argv[1:]) or 0
+    hints.ENTRY.append(called())  # each command's parser names itself as called (hints.prog)
+    try:
+        return module.main(argv[1:]) or 0
+    finally:
+        hints.ENTRY.pop()
 
 
 if __name__ == "__main__":

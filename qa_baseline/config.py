@@ -11,6 +11,7 @@ package data of qa_baseline itself)."""
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.metadata
 import os
 from typing import Any
@@ -113,6 +114,23 @@ def resolve_path(path: str) -> str:
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(WORKSPACE, path))
 
 
+def file_index_name(path: str) -> str:
+    """The name of the index or store of a corpus or KB FILE: the file's name plus a short checksum of its
+    absolute path (`a/kb.txt` -> `kb-3f2a9c1d`), so that files of one name in different folders never share
+    an index, and a run finds the index built from its own file by the same rule."""
+    path = os.path.abspath(path)
+    return f"{textio.stem(path)}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
+
+
+def check_index_name(name: str, what: str = "--name") -> str:
+    """NAME as a plain folder name for an index (`--name`), else a UserError."""
+    if not name or name in (".", "..") or name.startswith(".") or os.sep in name or "\\" in name \
+            or textio.CONTROL.search(name):
+        raise UserError(f"{what} {name!r}: not a plain name (fix: a name without /, \\ or a leading dot, e.g. {what} "
+                        "my-corpus)")
+    return name
+
+
 DEFAULT_ANALYZER = {"en": "default", "zh": "cjk", "ja": "ja"}  # corpus language -> BM25 analyzer
 READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jsonl", ".jsonl.gz": "jsonl",
                     ".parquet": "parquet"}  # and a folder of *.parquet shards: parquet
@@ -121,7 +139,7 @@ READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jso
 def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | None = None) -> dict[str, Any]:
     """A corpus config by name, or an ad-hoc one for a single corpus file or a folder of Parquet shards. The
     indexes of a corpus config live under its name (cfg["index"]); those of a corpus file under the file's name
-    plus a short checksum of its path (index.layout.file_index_name), or INDEX_NAME (`index --name`)."""
+    plus a short checksum of its path (file_index_name), or INDEX_NAME (`index --name`)."""
     if os.path.sep in name_or_path or os.path.isfile(name_or_path) or \
             os.path.isdir(name_or_path) and not config_path("corpora", name_or_path):
         path = os.path.abspath(name_or_path)
@@ -133,7 +151,6 @@ def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | 
         if reader is None:
             raise UserError(f"{path}: cannot tell the corpus format (fix: use one of "
                             f"{', '.join(READER_BY_SUFFIX)} or a corpus config)")
-        from .index.layout import check_index_name, file_index_name
         if index_name is not None:
             check_index_name(index_name)
             if index_name == "kb" or config_path("corpora", index_name):

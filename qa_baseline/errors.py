@@ -1,9 +1,11 @@
-"""User-facing errors: one line on stderr, no traceback, exit status 2."""
+"""User-facing errors: one line on stderr, no traceback, exit status 2; `unread`, the one check that input
+holds no ids or answers under names its reader does not read."""
 from __future__ import annotations
 
 import functools
+import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -23,6 +25,38 @@ def at(path: object, line: int | str | None, reason: str, fix: str | None = None
     `FILE:LINE: what (fix: how)` (LINE None: `FILE: what (fix: how)`)."""
     where = f"{path}:{line}" if line is not None else f"{path}"
     return UserError(f"{where}: {reason}" + (f" (fix: {fix})" if fix else ""))
+
+
+ID_NAMES = {"id", "qid", "questionid", "uid", "idx", "exampleid", "itemid"}  # lower case, letters and digits only
+GOLD_PARTS = ("answer", "label", "gold", "correct", "solution", "target")  # in a name: it looks like the gold
+
+
+def unread(path: object, line: int | Mapping[str, int] | None, what: str, found: Sequence[str], reads: Collection[str],
+           ids: Sequence[str], gold: Sequence[str], known: str) -> UserError | None:
+    """The error for input whose WHAT (columns, elements) FOUND hold ids or answers under names its reader does
+    not read, else None: a name like an id (qid, question_id) when none of IDS is found (the questions would be
+    numbered by row), a name like an answer (answer, label, correct...) when none of GOLD is (a run without
+    scores). READS: the other names the reader reads; IDS, GOLD: the names it reads ids and answers by, the
+    first the one the fix renames to (() when it reads none by name); KNOWN: the schemas it knows. LINE: the
+    line of the error, or {name: its first line} (the line of the first name refused)."""
+    present = set(found)
+    renames: dict[str, str] = {}
+    for name in found:
+        plain = re.sub(r"[^a-z0-9]", "", name.lower())
+        if name in reads or name in ids or name in gold:
+            continue
+        if ids and not present & set(ids) and plain in ID_NAMES:
+            renames[name] = ids[0]
+        elif gold and not present & set(gold) and (plain == "key" or any(p in plain for p in GOLD_PARTS)):
+            renames[name] = gold[0]
+    if not renames:
+        return None
+    loses = [*(["number the questions by row"] if set(renames.values()) & set(ids) else []),
+             *(["score nothing"] if set(renames.values()) & set(gold) else [])]
+    where = line.get(next(iter(renames))) if isinstance(line, Mapping) else line
+    return at(path, where, f"{what} {', '.join(found)}: {', '.join(renames)} not read, so a run would "
+              f"{' and '.join(loses)} (known: {known})",
+              "rename " + ", ".join(f"{name} to {to}" for name, to in renames.items()))
 
 
 def cli(main: Callable[[Sequence[str] | None], T]) -> Callable[..., T]:

@@ -118,7 +118,8 @@ def replace_dir(tmp_dir: str, final_dir: str) -> None:
 
 def _point(final_dir: str, version: str) -> None:
     """Make FINAL_DIR a link to VERSION (beside it) in one rename; remove the version it pointed to before."""
-    parent, name = os.path.split(os.path.abspath(final_dir))
+    final_dir = os.path.abspath(final_dir)  # `site/`: a trailing slash would look through the link
+    parent, name = os.path.split(final_dir)
     link = os.path.join(parent, f".{name}.link-{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         os.remove(link)

@@ -1,4 +1,4 @@
-"""How messages word things: commands for the installation at hand, counts, how long a dense build takes.
+"""How messages word things: commands for the installation at hand, missing extras, counts and ranges.
 
 Every hint that names a command to run (`build it with: ...`) writes it with `command(NAME)`: in a checkout
 with its `.venv` (`make install`) `.venv/bin/python -m qa_baseline.NAME`, else (a wheel installed anywhere)
@@ -8,26 +8,6 @@ import os
 from typing import Any, NoReturn
 
 from . import ROOT
-
-# passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores: 38.1 on a quiet machine
-# (bench/dense_encode.py), about 27 under the load of other work (README, Speed and memory)
-DENSE_RATES = {"pytorch": (27, 38, "minilm"),  # sentence-transformers on PyTorch
-               "onnx": (68, 73, "minilm-onnx")}  # the ONNX Runtime engine (bench/dense_encode.py, docs/results.md)
-
-
-def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
-    """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores: its config's
-    own `build_rate` where it was measured, else its engine's."""
-    from .config import encoder_config
-    try:
-        cfg = encoder_config(encoder) if encoder else {}
-    except Exception:  # an unknown encoder: its error comes where it is loaded
-        cfg = {}
-    if cfg.get("build_rate"):
-        slow, fast = cfg["build_rate"]
-        return slow, fast, str(encoder)
-    return DENSE_RATES["onnx" if cfg.get("engine") == "onnx" else "pytorch"]
-
 
 def span(low: object, high: object) -> str:
     """A range as words: `68–73`, or `128` when both ends read the same."""
@@ -43,6 +23,15 @@ def checkout() -> bool:
     """Whether qa_baseline runs from a checkout of its repository that has its virtual environment `.venv`."""
     return (os.path.exists(os.path.join(ROOT, ".git")) or os.path.isfile(os.path.join(ROOT, "pyproject.toml"))) \
         and os.path.exists(os.path.join(ROOT, ".venv", "bin", "python"))
+
+
+ENTRY: list[str] = []  # how the user called the `qa-baseline` entry point, set while it dispatches (__main__)
+
+
+def prog(name: str) -> str:
+    """Command NAME's usage name as it was called: `qa-baseline NAME`, `python -m qa_baseline NAME` or, by
+    default, `python -m qa_baseline.NAME`."""
+    return f"{ENTRY[-1]} {name}" if ENTRY else f"python -m qa_baseline.{name}"
 
 
 def command(name: str) -> str:
@@ -77,16 +66,3 @@ def missing_extra(extra: str, package: str) -> NoReturn:
     """The one-line error of requires(): PACKAGE, which comes with the EXTRA extra, is not installed."""
     from .errors import UserError
     raise UserError(f"this needs the {extra} extra ({package} is not installed): {install_extra(extra)}") from None
-
-
-def dense_time(passages: int, encoder: str | None = None) -> str:
-    """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–59 min for 95,675 passages, at
-    the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
-    low_rate, high_rate, measured = dense_rate(encoder)
-    slow, fast = passages / low_rate, passages / high_rate
-    unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
-    show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
-    low, high = show(fast / unit), show(slow / unit)
-    return (f"an estimated {span(low, high)} {name} for {plural(passages, 'passage')}, at "
-            f"the {span(low_rate, high_rate)} passages/s measured with {measured} on 2 CPU cores; more cores or a "
-            "GPU are faster")

@@ -1,9 +1,12 @@
 """Process settings that every engine of a run reads (encoders, faiss, the run's row), from the environment:
 QA_BASELINE_THREADS (threads of encoders and faiss; default: the machine's cores) and QA_BASELINE_DEVICE
 (where encoders run: cpu, cuda, cuda:N; default cpu). Ray's encoding actors get theirs through `environment`;
-and `fewer_collections`, the garbage collector's pace for steps that build millions of small objects."""
+`fewer_collections`, the garbage collector's pace for steps that build millions of small objects; and
+`deferred_interrupt`, Ctrl-C while native calls run on worker threads."""
 import gc
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -41,3 +44,26 @@ def fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[threading.Event]:
+    """Run the block with Ctrl-C (SIGINT) deferred: it sets the event yielded (the block's workers check it and
+    start nothing more) and KeyboardInterrupt is raised when the block has ended. Raised at once, it lands
+    wherever the main thread is, also between taking a lock of concurrent.futures and the `with` that releases
+    it: the pool's workers then wait for that lock forever (the cross-encoder hung after one Ctrl-C), or the
+    interpreter exits while native calls still run on worker threads, whose return into a finalising
+    interpreter aborts the process ("terminate called without an active exception"). Outside the main thread
+    (the only one that handles signals), or where SIGINT is ignored, the block runs as it is."""
+    stop = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield stop
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if stop.is_set():
+        raise KeyboardInterrupt

@@ -24,6 +24,7 @@ from typing import Any
 from . import tasks
 from .config import config_path, resolve_path, task_config
 from .errors import UserError, cli
+from .hints import prog
 from .fileio import atomic_write, locked, read_json, sha256_file
 from .process import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
 from .reporting.rows import ROW_SCHEMA, run_dir, save_row
@@ -42,7 +43,7 @@ def parser(task: Task[Any] | None = None) -> argparse.ArgumentParser:
     listing = "\n".join(f"  {tid:<11} {tasks.get(tid).title}" + ("" if tasks.get(tid).has_pipeline else
                                                                    " (scorer only: no pipeline yet)")
                         for tid in tasks.ids())
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.run", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog=prog("run"), description=__doc__.split("\n\n")[0],
                                  epilog=f"tasks:\n{listing}\n\n`--task TASK --help` lists a task's own options.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--task", required=True, choices=tasks.ids(), metavar="TASK", help="task id (listed below)")

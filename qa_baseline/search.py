@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from .config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from .errors import UserError, at, cli
+from .hints import prog
 from .retrievers import open_retriever, write_trec_run
 from .settings import add_options, make_settings
 from .retrievers.base import RetrieverSettings
@@ -36,7 +37,7 @@ def read_topics(path: str) -> tuple[list[str], list[str]]:
 
 @cli
 def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.search", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=prog("search"), description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
     ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file")
     add_options(ap, RetrieverSettings, exclude=("corpus", "trace"))

@@ -1,6 +1,7 @@
 """Reading text files: plain or compressed (.gz, .bz2, multistream), line by line with at most MAX_LINE bytes
 held, UTF-8 with a byte-order mark accepted; a file in another encoding is named (`guess_encoding`: GBK,
-Big5, Shift_JIS, EUC-JP, Latin-1) and a bad line is one `FILE:LINE: what (fix: how)` error. Two readers:
+Big5, Shift_JIS, EUC-JP, Latin-1), and so is a binary one (`binary`: gzip, ZIP, PDF, PNG...), and a bad line is
+one `FILE:LINE: what (fix: how)` error. Two readers:
 `text_lines` (each line decoded and checked on its own: task inputs, gold files, corpora) and `block_lines`
 (decoded in blocks, several times faster: multi-GB knowledge bases). Writing, swapping and locking files, and
 checksums: qa_baseline.fileio."""
@@ -23,6 +24,7 @@ MAX_LINE = 16 << 20  # bytes in one line of a text file: more is not a text file
 # control characters that are not whitespace (NUL, BEL, ESC...): never part of a text file; Python treats
 # \v, \f and \x1c-\x1f as whitespace (str.split, strip), so they pass
 CONTROL = re.compile("[\x00-\x08\x0e-\x1b]")
+CONTROL_BYTES = re.compile(b"[\x00-\x08\x0e-\x1b]")  # the same, in bytes
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
@@ -189,12 +191,60 @@ def not_utf8(raw: bytes, error: UnicodeDecodeError, utf8_before: bool) -> tuple[
     return f"not valid UTF-8 (byte {error.start + 1} of the line: {error.reason})", "save the file as UTF-8"
 
 
+# binary files by their first bytes: (pattern, what the file is, fix)
+BINARY = tuple((re.compile(pattern), what, fix) for pattern, what, fix in (
+    (rb"\x1f\x8b", "a gzip-compressed file", "decompress it (gunzip), or give it a name ending in .gz"),
+    (rb"BZh[1-9](1AY&SY|\x17rE8P\x90)", "a bzip2-compressed file",
+     "decompress it (bunzip2), or give it a name ending in .bz2"),
+    (rb"\xfd7zXZ\x00|\x28\xb5\x2f\xfd|7z\xbc\xaf\x27\x1c", "a compressed file (xz, zstd or 7z)",
+     "decompress it, and give the text file"),
+    (rb"PK\x03\x04", "a ZIP archive (or an XLSX or DOCX document)",
+     "give the text file itself (unzip it; save a spreadsheet as CSV)"),
+    (rb"(?s).{257}ustar", "a tar archive", "give the text file itself (unpack it: tar -xf)"),
+    (rb"%PDF-", "a PDF document", "give the text file"),
+    (rb"\x89PNG|\xff\xd8\xff|GIF8[79]a", "an image (PNG, JPEG or GIF)", "give the text file"),
+    (rb"SQLite format 3\x00", "an SQLite database", "give the text file"),
+    (rb"\x7fELF|MZ\x90\x00|\xcf\xfa\xed\xfe", "a program (an executable or a library)", "give the text file"),
+))
+NOT_TEXT = ", not a text file"
+
+
+def signature(first: bytes) -> tuple[str, str] | None:
+    """(what, fix) when FIRST, the first line of a file (bytes), starts as a binary format that BINARY knows."""
+    return next(((what + NOT_TEXT, fix) for pattern, what, fix in BINARY if pattern.match(first)), None)
+
+
+def binary(first: bytes) -> tuple[str, str] | None:
+    """(what, fix) when FIRST, the first line of a file (bytes), says it is a binary file, not text: a format
+    known by its first bytes (gzip, ZIP, PDF, PNG...), or any other whose first line is not UTF-8 and holds a
+    control byte (NUL...); None for text (a control character in UTF-8 text is a problem of its line; UTF-16:
+    `utf16` says that first)."""
+    if kind := signature(first):
+        return kind
+    if CONTROL_BYTES.search(first) and not _decodes(first):
+        return "a binary file" + NOT_TEXT, "give the text file"
+    return None
+
+
+def _decodes(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def text_problem(n: int, raw: bytes, utf8_before: bool = False) -> tuple[str, str] | None:
     """(what, fix) that makes the line RAW (bytes, line N, without its line end) unreadable as UTF-8 text, or
-    None: a UTF-16 file (line 1), a file in another encoding (UTF8_BEFORE: an earlier line held UTF-8 beyond
-    ASCII, so the file is UTF-8), invalid UTF-8, a control character such as NUL."""
+    None: a UTF-16 file or a binary file (line 1: gzip, PDF, PNG...), a file in another encoding (UTF8_BEFORE:
+    an earlier line held UTF-8 beyond ASCII, so the file is UTF-8), invalid UTF-8, a control character such as
+    NUL."""
+    if n == 1 and (kind := signature(raw)):  # before UTF-16: an executable has NUL bytes between its letters
+        return kind
     if n == 1 and utf16(raw):
         return UTF16
+    if n == 1 and (kind := binary(raw)):
+        return kind
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -207,8 +257,9 @@ def text_problem(n: int, raw: bytes, utf8_before: bool = False) -> tuple[str, st
 
 
 def whole_file(problem: tuple[str, str]) -> bool:
-    """Whether PROBLEM (what, fix) concerns the whole file (its encoding), so that reading it on is pointless."""
-    return problem is UTF16 or problem[0].startswith("not UTF-8 ")
+    """Whether PROBLEM (what, fix) concerns the whole file (its encoding; a binary file), so that reading it on is
+    pointless."""
+    return problem is UTF16 or problem[0].startswith("not UTF-8 ") or problem[0].endswith(NOT_TEXT)
 
 
 def text_lines(path: str) -> Iterator[tuple[int, str]]:

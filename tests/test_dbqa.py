@@ -305,3 +305,95 @@ def test_cross_encoder_scores_a_pair_whatever_its_batch_mates(monkeypatch):
         assert one.workers == int(threads) and one.score(pairs * 3).tolist() == alone * 3
     batched = load_cross_encoder(batch_size=32)
     assert max(abs(a - b) for a, b in zip(batched.score(pairs).tolist(), alone)) > 1e-4
+
+
+# --- Ctrl-C -------------------------------------------------------------------------------------------------
+
+def test_ctrl_c_while_cross_encoding_exits_130_with_one_line(tmp_path):
+    """SIGINT while the cross-encoder scores pairs on worker threads (QA_BASELINE_THREADS=4): exit status 130,
+    `interrupted` on stderr, no abort ("terminate called without an active exception"), no traceback, no hang,
+    no row; three times."""
+    import signal
+    import subprocess
+    import sys
+    data = write(tmp_path, open(EN, encoding="utf-8").read() * 300)  # 1,800 pairs
+    env = {**os.environ, "QA_BASELINE_PROGRESS": "log", "QA_BASELINE_PROGRESS_SECONDS": "0",
+           "QA_BASELINE_THREADS": "4"}
+    for attempt in range(3):
+        out = tmp_path / f"run{attempt}"
+        proc = subprocess.Popen([sys.executable, "-m", "qa_baseline.run", "--task", "dbqa", "--data", data,
+                                 "--reranker", "cross", "--out", str(out)], stderr=subprocess.PIPE, text=True,
+                                cwd=ROOT, env=env)
+        seen = []
+        for line in proc.stderr:  # the cross-encoder's progress lines (one per pair here)
+            seen += [line] if line.startswith("cross-encoding") else []
+            if len(seen) == 10 or line.startswith("error"):
+                break
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"still running 120 s after Ctrl-C ({seen})") from None
+        assert proc.returncode == 130 and err.splitlines()[-1] == "interrupted", (proc.returncode, seen, err[-2000:])
+        assert "terminate called" not in err and "Traceback" not in err and not (out / "row.json").exists()
+
+
+CTRL_C_TWICE = """
+import os, signal, threading, time
+import numpy as np
+from qa_baseline.encoders.base import in_batches
+
+running = set()
+
+def run(idx):
+    running.add(threading.get_ident())
+    if idx[0] == 0:  # the first batch: Ctrl-C, and again half a second later, while it still runs
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+    else:
+        time.sleep(0.01)  # 199 such batches: 2 s on the other thread, unless skipped
+    running.discard(threading.get_ident())
+    return np.ones(len(idx))
+
+out = np.zeros(400)
+try:
+    in_batches(list(range(400)), 2, run, out, workers=2)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted", "with batches running" if running else "after the batches ran", int(out[:2].sum()),
+          "some skipped" if out.sum() < 400 else "none skipped")
+"""
+
+
+def test_ctrl_c_on_encoder_threads_waits_for_the_batches_running():
+    """Ctrl-C (twice) while batches run on worker threads (encoders.base.in_batches, which the cross-encoder
+    and the ONNX encoders use): KeyboardInterrupt comes once the running batches have ended and their threads
+    are joined, with their values written, never while a native call still runs on a thread (the interpreter
+    then exits under it: "terminate called without an active exception"); the batches not started are not."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_TWICE], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "interrupted after the batches ran 2 some skipped\n", \
+        proc.stdout + proc.stderr
+
+
+def test_ctrl_c_while_the_cross_encoders_engine_loads_is_an_interrupt(monkeypatch):
+    """Ctrl-C while onnxruntime's native module initialises reaches Python as pybind11's ImportError
+    ("initialization failed", from KeyboardInterrupt): an interrupt (exit 130), not "needs the package"."""
+    from types import SimpleNamespace
+    from qa_baseline.encoders import base
+
+    def interrupted(module):
+        raise ImportError("initialization failed") from KeyboardInterrupt()
+    monkeypatch.setattr(base, "importlib", SimpleNamespace(import_module=interrupted))
+    with pytest.raises(KeyboardInterrupt):
+        base.require("ms-marco-cross", "onnxruntime", "onnxruntime and tokenizers")
+
+    def absent(module):
+        raise ImportError(f"No module named {module!r}")
+    monkeypatch.setattr(base, "importlib", SimpleNamespace(import_module=absent))
+    with pytest.raises(UserError, match="encoder ms-marco-cross needs the package onnxruntime and tokenizers"):
+        base.require("ms-marco-cross", "onnxruntime", "onnxruntime and tokenizers")

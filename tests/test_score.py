@@ -1,12 +1,19 @@
 """Submission formats: write -> validate -> score round trips, every validator error, gold readers on the
 shared real data, and the exit codes of `python -m qa_baseline.score`."""
+import codecs
+import gzip
+import json
 import os
+import random
 import re
+import subprocess
+import sys
 
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.errors import UserError
+from qa_baseline import ROOT, tasks
+from qa_baseline.errors import NoGold, UserError
 from qa_baseline.scoring import score as score_cli
 from qa_baseline.scoring.validate import Errors, Invalid, check
 from qa_baseline.tasks.datasearch import formats as datasearch
@@ -170,9 +177,9 @@ def test_validators_pass_what_the_task_allows(tmp_path):
 def test_encoding_problems_are_reported(tmp_path):
     questions = mcqa.read_gold(fixture("mcqa-en.csv"))
     out = problems(mcqa, tmp_path, b"\xef\xbb\xbfe1,A\r\ne2,\xff\r\ne3,C\r\n", questions)
-    assert "submission.txt:1: the file starts with a UTF-8 byte-order mark (BOM) (fix: save it as UTF-8" in out
+    assert "BOM" not in out and "'e1'" not in out  # issue 49.3: a byte-order mark (Excel's) is dropped, e1 read
     assert "submission.txt:2: not valid UTF-8 (byte 4 of the line: invalid start byte)" in out
-    assert out.count("\n") == 2  # BOM, bad byte, the bad line's answer; CRLF itself is fine
+    assert out.count("\n") == 1  # bad byte, the bad line's answer; CRLF itself is fine
     assert problems(mcqa, tmp_path, b"e1,A\r\ne2,B\r\ne3,C", questions) == ""
 
 
@@ -377,3 +384,224 @@ def test_scoring_and_reporting_import_no_retrieval_engine(args):
     imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
     assert "qa_baseline.scoring" in imported  # the profile was read
     assert not {name for name in imported if name.split(".")[0] in ("torch", "pyserini", "jnius")}
+
+
+# --- issue 49: checking without the gold; another task's format, a binary file or a BOM ----------------------
+
+KBQA_SUB = ("<question id=1>\twho wrote the book one?\n<answer id=1>\tA\n<question id=2>\twhich two?\n<answer id=2>\tB\n"
+            "<question id=3>\todd ||| question\n<answer id=3>\t\n")
+# task: (gold fixture or test file, how a gold line becomes a test line (None: dropped), a valid submission, an
+# invalid one, its one problem after the file's name, questions in the test file)
+WITHOUT_GOLD = {
+    "mcqa-en": ("mcqa-en.csv", lambda line: line.rsplit(",", 1)[0], "e1,A\ne2,B\ne3,C\n", "e1,A\ne2,E\ne3,C\n",
+                ":2: answer 'E' is not one of A, B, C, D (fix: write one capital letter A-D)", 3),
+    "mcqa-zh": ("mcqa-zh.csv", lambda line: line.rsplit(",", 1)[0], "z1,D\nz2,A\n", "z1,D\n",
+                ": no answer for id 'z2' (fix: answer every id of the test file exactly once)", 2),
+    "dbqa": ("dbqa.tsv", lambda line: line.rsplit("\t", 1)[0], "0.5\n" * 11, "0.5\n" * 10,
+             ": 10 lines, but the test file has 11 (fix: write exactly one score per line of the test file, in its "
+             "order)", 4),
+    "kbqa": ("kbqa.txt", lambda line: None if line.startswith(("<triple", "<answer")) else line, KBQA_SUB,
+             KBQA_SUB.split("<question id=3>")[0], ": no answer for id '3' (fix: answer every id of the test file "
+                                                   "exactly once)", 3),
+    "openqa-en": ("openqa.xml", lambda line: None if "<answer" in line else line,
+                  "run\t1\tTrue\t1\tLimp Bizkit\nrun\t2\tFalse\t0\nrun\t3\tFalse\t0\n",
+                  "run\t1\tTrue\t1\tLimp Bizkit\nrun\t3\tFalse\t0\n",
+                  ": no answer for id '2' (fix: answer every id of the test file exactly once)", 3),
+    **{task: ("qac.tsv", lambda line: "\t".join(line.split("\t")[:2]), "Q1\t1\t東京\tD1\nQ2\t0\nQ3\t0\n",
+              "Q1\t1\t東京\tD1\nQ3\t0\n", ": no answer for id 'Q2' (fix: answer every id of the test file exactly once)",
+              3) for task in ("qac-1", "qac-2", "qac-3")},
+    "datasearch": (os.path.join(FIXTURES, "datasearch-questions.tsv"), None,
+                   "<SYSDESC>x</SYSDESC>\n" + "".join(f"ds-{i}\tx\n" for i in range(1, 11)),
+                   "<SYSDESC>x</SYSDESC>\n" + "".join(f"ds-{i}\tx\n" for i in range(1, 10)),
+                   ": no answer for id 'ds-10' (fix: answer every id of the test file exactly once)", 10),
+}
+
+
+def without_gold(tmp_path, task):
+    """(test file, valid submission, invalid submission) of TASK in TMP_PATH: the test file is the gold fixture
+    less its gold (or a questions fixture)."""
+    name, keep, valid, invalid, _, _ = WITHOUT_GOLD[task]
+    test = name
+    if keep:
+        lines = (keep(line) for line in open(fixture(name), encoding="utf-8").read().splitlines())
+        test = write(tmp_path, f"test-{name}", "".join(f"{line}\n" for line in lines if line is not None))
+    sub = "team_" + task.split("-")[1] + ".csv" if task.startswith("mcqa") else "submission.txt"
+    return test, write(tmp_path, sub, valid), write(tmp_path, f"bad-{sub}", invalid)
+
+
+@pytest.mark.parametrize("task", WITHOUT_GOLD)
+def test_questions_check_a_submission_without_the_gold(task, tmp_path, capsys):
+    """Issue 49.2: `score --questions TEST` checks ids, line count and options against the unlabelled test
+    file: exit 0 and one line (no metrics), or exit 1 and the problems."""
+    test, valid, invalid = without_gold(tmp_path, task)
+    if task != "datasearch":  # the test file has no gold indeed (a datasearch gold is qid<TAB>text lines too)
+        with pytest.raises(NoGold):
+            tasks.get(task).read_gold(test)
+    assert score_cli.main(["--task", task, "--questions", test, "--submission", valid]) == 0
+    count = WITHOUT_GOLD[task][-1]
+    assert capsys.readouterr().out == f"valid: {valid} answers all {count} questions of {test}\n"
+    assert score_cli.main(["--task", task, "--questions", test, "--submission", invalid]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == ["invalid submission: 1 problem", invalid + WITHOUT_GOLD[task][4]]
+
+
+def test_questions_pair_up_for_mcqa_all_and_exclude_gold_and_leaderboards(tmp_path, capsys):
+    en, en_sub, _ = without_gold(tmp_path, "mcqa-en")
+    zh, zh_sub, _ = without_gold(tmp_path, "mcqa-zh")
+    assert score_cli.main(["--task", "mcqa-all", "--questions", en, "--submission", en_sub, "--questions", zh,
+                           "--submission", zh_sub]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"valid: {en_sub} answers all 3 questions of {en}",
+                                                    f"valid: {zh_sub} answers all 2 questions of {zh}"]
+    write(tmp_path, "team_zh.csv", "z1,D\nz2,F\n")
+    assert score_cli.main(["--task", "mcqa-all", "--questions", en, "--submission", en_sub, "--questions", zh,
+                           "--submission", zh_sub]) == 1
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"{zh_sub}:2: answer 'F' is not one of A, B, C, D (fix: write one capital letter A-D)"]
+    for argv, message in [
+            (["--questions", en, "--submissions", en_sub], "error: --questions checks --submission files, not a "
+                                                           "leaderboard (fix: give --submission FILE, or --gold with "
+                                                           "--submissions)\n"),
+            (["--questions", en, "--submission", en_sub, "--submission", zh_sub],
+             "error: 1 --questions and 2 --submission (fix: give one of each per file)\n"),
+            (["--questions", en, "--gold", fixture("mcqa-en.csv"), "--submission", en_sub],
+             "argument --gold: not allowed with argument --questions")]:
+        with pytest.raises(SystemExit) as e:
+            score_cli.main(["--task", "mcqa-en", *argv])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert err == message if message.startswith("error:") else message in err
+
+
+SHAPED = {  # format: (a task that scores it, its gold fixture, a valid submission)
+    "mcqa": ("mcqa-en", "mcqa-en.csv", "e1,A\ne2,B\ne3,C\n"),
+    "dbqa": ("dbqa", "dbqa.tsv", "0.5\n" * 11),
+    "kbqa": ("kbqa", "kbqa.txt", KBQA_SUB),
+    "openqa-en": ("openqa-en", "openqa.xml", WITHOUT_GOLD["openqa-en"][2]),
+    "qac": ("qac-1", "qac.tsv", WITHOUT_GOLD["qac-1"][2]),
+    "datasearch": ("datasearch", "datasearch.tsv", "<SYSDESC>x</SYSDESC>\nnt-1\tKim\nnt-2\tArizona\nnt-3\t1965\n"),
+}
+
+
+@pytest.mark.parametrize("given, task", [(a, b) for a in SHAPED for b in SHAPED if a != b])
+def test_a_submission_in_another_tasks_format_is_one_problem(given, task, tmp_path, capsys):
+    """Issue 49.3: a DBQA file (one score per line) given to kbqa is one line naming both formats, not a problem
+    per line and per missing id; each format's own valid submission scores (its shape is its own)."""
+    task_id, gold, own = SHAPED[task]
+    argv = ["--task", task_id, "--gold", fixture(gold), "--submission"]
+    assert score_cli.main([*argv, write(tmp_path, "own.txt", own)]) == 0
+    capsys.readouterr()
+    sub = write(tmp_path, "sub.txt", SHAPED[given][2] * 20)  # many lines: many problems before
+    assert score_cli.main([*argv, sub]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0] == "invalid submission: 1 problem", err
+    assert err[1].startswith(f"{sub}: looks like a submission of {given} (") and \
+        f"), not of {task} (fix: give a submission of {task}: " in err[1] and err[1].endswith(f"score the file as {given})")
+
+
+def test_a_dbqa_file_given_to_kbqa_is_this_one_line(tmp_path, capsys):
+    sub = write(tmp_path, "scores.txt", "0.5\n" * 500)
+    assert score_cli.main(["--task", "kbqa", "--gold", fixture("kbqa.txt"), "--submission", sub]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "invalid submission: 1 problem",
+        f"{sub}: looks like a submission of dbqa (one score per line), not of kbqa (fix: give a submission of kbqa: "
+        "<question id=N>\\tquestion, then <answer id=N>\\tanswer[ ||| answer...]; or score the file as dbqa)"]
+
+
+NOISE = random.Random(49).randbytes(8000)  # its first line is not UTF-8 and holds control bytes
+BINARIES = {  # what a file is: (its bytes, the problem after FILE:1:)
+    "gzip": (gzip.compress(("e1,A\n" * 2000).encode(), mtime=0),
+             "a gzip-compressed file, not a text file (fix: decompress it (gunzip), or give it a name ending in .gz)"),
+    "png": (b"\x89PNG\r\n\x1a\n" + NOISE, "an image (PNG, JPEG or GIF), not a text file (fix: give the text file)"),
+    "pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + NOISE, "a PDF document, not a text file (fix: give the text file)"),
+    "xlsx": (b"PK\x03\x04" + NOISE, "a ZIP archive (or an XLSX or DOCX document), not a text file (fix: give the "
+                                   "text file itself (unzip it; save a spreadsheet as CSV))"),
+    "noise": (NOISE, "a binary file, not a text file (fix: give the text file)"),
+    # an executable's first line has NUL bytes between its letters: a program, not UTF-16
+    "elf": (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8 + b"\x03\x00>\x00\x01\x00\x00\x00" + NOISE,
+            "a program (an executable or a library), not a text file (fix: give the text file)"),
+}
+
+
+@pytest.mark.parametrize("task, gold", [("mcqa-en", "mcqa-en.csv"), ("dbqa", "dbqa.tsv"), ("kbqa", "kbqa.txt")])
+@pytest.mark.parametrize("kind", BINARIES)
+def test_a_binary_submission_is_one_short_printable_line(task, gold, kind, tmp_path, capsys):
+    """Issue 49.3: a gzip, PNG, PDF... given as a submission is one line naming the file and what it is; no raw
+    bytes reach the terminal (they did: ~8 kB)."""
+    sub = tmp_path / "team_en.csv"
+    sub.write_bytes(BINARIES[kind][0])
+    assert score_cli.main(["--task", task, "--gold", fixture(gold), "--submission", str(sub)]) == 1
+    err = capsys.readouterr().err
+    assert len(err) < 300 and all(line.isprintable() for line in err.splitlines()), err
+    assert err.splitlines() == ["invalid submission: 1 problem", f"{sub}:1: {BINARIES[kind][1]}"]
+
+
+def test_a_binary_gold_file_is_one_line(tmp_path):
+    (tmp_path / "gold.tsv").write_bytes(BINARIES["pdf"][0])
+    with pytest.raises(UserError, match=r"gold.tsv:1: a PDF document, not a text file \(fix: give the text file\)$"):
+        dbqa.read_gold(str(tmp_path / "gold.tsv"))
+
+
+@pytest.mark.parametrize("task, gold, text, metrics", [
+    ("mcqa-en", "mcqa-en.csv", "e1,A\ne2,C\ne3,C\n", {"accuracy": 2 / 3}),  # e1, the first id, is right
+    ("qac-1", "qac.tsv", "Q1\t1\t東京\tD1\nQ2\t0\nQ3\t0\n", {"MRR": 1 / 3, "MRR_supported": 1 / 3}),
+    ("datasearch", "datasearch.tsv", SHAPED["datasearch"][2], {"EM": 2 / 3, "token_F1": (2 / 3 + 1 + 1) / 3})])  # Kim of Kim Yu-na: F1 2/3
+def test_a_byte_order_mark_is_accepted(task, gold, text, metrics, tmp_path, capsys):
+    """Issue 49.3: a CSV or TSV submission saved with a UTF-8 byte-order mark (Excel writes one) scores as the
+    same file without it: the first id is read without the mark."""
+    scores = []
+    for name, encoding in (("plain.txt", "utf-8"), ("bom.txt", "utf-8-sig")):
+        (tmp_path / name).write_text(text, encoding=encoding)
+        assert score_cli.main(["--task", task, "--gold", fixture(gold), "--submission", str(tmp_path / name),
+                               "--format", "json"]) == 0
+        scores.append(json.loads(capsys.readouterr().out)["metrics"])
+    assert (tmp_path / "bom.txt").read_bytes().startswith(codecs.BOM_UTF8)
+    assert scores[0] == scores[1] == pytest.approx(metrics)
+
+
+# score --questions from the base install: the optional extras' packages cannot be imported
+BLOCKED = ("torch", "pyserini", "spacy", "sklearn", "lightgbm", "jnius", "transformers", "sentence_transformers",
+           "faiss", "onnxruntime", "ginza", "pypinyin", "ahocorasick", "openpyxl", "rjieba", "datasets", "pyarrow")
+BASE_INSTALL = """import contextlib, importlib.abc, io, json, sys
+class Missing(importlib.abc.MetaPathFinder):  # the extras' packages are not installed: importing one fails
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in sys.argv[2].split(","):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Missing())
+from qa_baseline.scoring.score import main
+results = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as e:
+            rc = e.code
+    results.append([rc, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
+print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in sys.argv[2].split(","))))
+"""
+
+
+def test_questions_work_from_the_base_install(tmp_path):
+    """Issue 49.2: every task's read_input and validator run without torch, pyserini, spaCy, scikit-learn,
+    LightGBM...: each task's valid submission is checked against its test file in a process where they cannot
+    be imported; a DBQA file given to kbqa is its one line there too (the shapes of every format are known)."""
+    runs, expected = [], []
+    for task in WITHOUT_GOLD:
+        folder = tmp_path / task
+        folder.mkdir()
+        test, valid, _ = without_gold(folder, task)
+        runs.append(["--task", task, "--questions", test, "--submission", valid])
+        expected.append([0, f"valid: {valid} answers all {WITHOUT_GOLD[task][-1]} questions of {test}\n", ""])
+    test, _, _ = without_gold(tmp_path, "kbqa")
+    scores = write(tmp_path, "scores.txt", "0.5\n" * 30)
+    runs.append(["--task", "kbqa", "--questions", test, "--submission", scores])
+    expected.append([1, "", f"invalid submission: 1 problem\n{scores}: looks like a submission of dbqa (one score "
+                            "per line), not of kbqa (fix: give a submission of kbqa: <question id=N>\\tquestion, then "
+                            "<answer id=N>\\tanswer[ ||| answer...]; or score the file as dbqa)\n"])
+    p = subprocess.run([sys.executable, "-c", BASE_INSTALL, json.dumps(runs), ",".join(BLOCKED)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    results, imported = map(json.loads, p.stdout.splitlines())
+    assert results == expected and imported == []

@@ -18,7 +18,8 @@ from ..scoring.metrics import normalize
 from . import features
 from .candidates import Parser
 from .scorers import rule_score
-from .features import Candidate, Passage
+from .features import Candidate
+from .passages import Passage
 from .answer_types import AnswerType, answer_type, choices
 
 __all__ = ["Extractor", "Passage", "Candidate", "answer_in_passages", "answer_in_candidates"]

@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..corpus.segment import strip_segment
 from ..scoring.metrics import normalize
 from .answer_types import NUMERIC, AnswerType
+from .passages import Passage
 
 if TYPE_CHECKING:
     from .candidates import Sentence
@@ -151,13 +152,6 @@ _LABEL_SETS: dict[tuple[str, ...], tuple[str, ...]] = {}
 def _one(labels: tuple[str, ...]) -> tuple[str, ...]:
     """One tuple per distinct label set, shared by the candidates that have it."""
     return _LABEL_SETS.setdefault(labels, labels)
-
-
-class Passage(NamedTuple):
-    docid: str
-    title: str
-    text: str
-    score: float
 
 
 class Candidate(NamedTuple):

@@ -50,7 +50,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import Problems, UserError
 from ..fileio import write_json
@@ -59,6 +59,7 @@ from ..index.layout import bm25_dir, build_hint, build_lock, built_dir, check_ow
     read_manifest
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 from ..versions import dist_version
+from .passages import Passage
 
 FORMAT = 1  # bump when what a row holds changes: stores of an older format are emptied and filled again
 FILE = "parses.sqlite"
@@ -159,14 +160,21 @@ def empty_store(cfg: Mapping[str, Any], model: str, nlp: Callable[[], Any]) -> N
         store.close()
 
 
-def fill_store(cfg: dict[str, Any], force: bool = False, on_bad_record: str = "stop") -> str:
+class Filler(Protocol):
+    """What fill_store parses with: a candidates.Parser (passed in, as candidates is above this module)."""
+    store: ParseStore | None
+    counts: dict[str, int]
+
+    def fill(self, passages: Iterable[Passage], progress: bool = False) -> int: ...
+
+
+def fill_store(cfg: dict[str, Any], parser_type: Callable[..., Filler], force: bool = False,
+               on_bad_record: str = "stop") -> str:
     """`index --corpus C --parse [--force]`: parse every passage of CFG that its parse store lacks (after
-    emptying it with FORCE), under the store folder's build lock, reading the corpus in steps of CHUNK
-    passages; returns the store's path."""
+    emptying it with FORCE) with PARSER_TYPE(lang, model, corpus=CFG) (candidates.Parser), under the store
+    folder's build lock, reading the corpus in steps of CHUNK passages; returns the store's path."""
     from ..corpus import read_corpus
     from . import spacy_models
-    from .candidates import Parser
-    from .features import Passage
     model = spacy_models.MODELS[cfg["lang"]][0]
     folder = store_dir(cfg, model)
     if folder is None:
@@ -174,7 +182,7 @@ def fill_store(cfg: dict[str, Any], force: bool = False, on_bad_record: str = "s
     with build_lock(folder):
         if force:
             empty_store(cfg, model, lambda: spacy_models.load(cfg["lang"], model))
-        parser = Parser(cfg["lang"], model, corpus=cfg)
+        parser = parser_type(cfg["lang"], model, corpus=cfg)
         if parser.store is None:
             raise UserError(f"no parse store can be made at {folder} (the warning above says why)")
         problems, seen = Problems(on_bad_record), 0

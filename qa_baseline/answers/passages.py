@@ -1,13 +1,20 @@
-"""Passage text for retrieved hits, whatever the retriever: the corpus is read once, on first use, into
-{id: (title, passage)} (the retrievers answer ids and scores only; a dense index keeps no text)."""
+"""Passages as answer extraction takes them (Passage: docid, title, text, retrieval score), and their text for
+retrieved hits, whatever the retriever: the corpus is read once, on first use, into {id: (title, passage)} (the
+retrievers answer ids and scores only; a dense index keeps no text)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..corpus import read_corpus
 from ..errors import Problems
-from .features import Passage
+
+
+class Passage(NamedTuple):
+    docid: str
+    title: str
+    text: str
+    score: float
 
 
 class PassageStore:

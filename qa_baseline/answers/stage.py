@@ -15,8 +15,8 @@ from ..learning import folds, split
 from ..process import fewer_collections
 from . import Extractor, answer_in_candidates, answer_in_passages
 from ..retrievers.base import Retriever
-from .features import Candidate, Passage
-from .passages import PassageStore
+from .features import Candidate
+from .passages import Passage, PassageStore
 from .scorers import AnswerModel, Gold, Scored, remembered
 
 CHUNK = 64  # questions per retrieval call
@@ -45,7 +45,7 @@ class ExtractionStage:
         return dict(self.extractor.parser.counts)
 
     def retrieve(self, queries: Sequence[str], k: int | None = None) -> list[list[Passage]]:
-        """The top K passages (features.Passage, best first; K: PASSAGES) per query; an empty query finds
+        """The top K passages (passages.Passage, best first; K: PASSAGES) per query; an empty query finds
         nothing."""
         started = time.time()
         out: list[list[tuple[str, float]]] = []

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..hints import install_extra
+from ..process import deferred_interrupt
 
 
 def decides(name: str, cfg: dict[str, Any], dim: int | None) -> dict[str, Any]:
@@ -31,7 +32,12 @@ def require(name: str, module: str, package: str) -> Any:
     before), else missing(NAME, PACKAGE)."""
     try:
         return importlib.import_module(module)
-    except ImportError:
+    except ImportError as e:
+        cause: BaseException | None = e
+        while cause is not None:  # Ctrl-C while a native module initialised: pybind11 makes it an ImportError
+            if isinstance(cause, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            cause = cause.__cause__ or cause.__context__
         raise missing(name, package) from None
 
 
@@ -39,17 +45,22 @@ def in_batches(order: list[int], size: int, run: Callable[[list[int]], np.ndarra
                bar: Any = None, workers: int = 1) -> np.ndarray:
     """OUT[idx] = RUN(idx) for each batch idx of SIZE consecutive indices of ORDER, in this thread or, with
     WORKERS > 1, that many batches at a time on Python threads (for engines that release the GIL, such as
-    onnxruntime); BAR (a tqdm) is advanced by each batch's size. Returns OUT."""
+    onnxruntime); BAR (a tqdm) is advanced by each batch's size. Returns OUT. On threads, Ctrl-C is deferred
+    (process.deferred_interrupt): the batches not started are skipped, those running end, the threads are
+    joined, then KeyboardInterrupt; an error of a batch cancels those not started (Executor.map)."""
     batches = [order[start:start + size] for start in range(0, len(order), size)]
-    pool = ThreadPoolExecutor(workers) if workers > 1 else None
-    try:  # an error (or Ctrl-C) while waiting: Executor.map's iterator cancels the batches not started
-        for idx, values in zip(batches, pool.map(run, batches) if pool else map(run, batches)):
-            out[idx] = values
+    if workers <= 1:
+        for idx in batches:
+            out[idx] = run(idx)
             if bar is not None:
                 bar.update(len(idx))
-    finally:
-        if pool:
-            pool.shutdown()
+        return out
+    with deferred_interrupt() as stop, ThreadPoolExecutor(workers) as pool:
+        for idx, values in zip(batches, pool.map(lambda idx: None if stop.is_set() else run(idx), batches)):
+            if values is not None:  # None: skipped after Ctrl-C
+                out[idx] = values
+                if bar is not None:
+                    bar.update(len(idx))
     return out
 
 

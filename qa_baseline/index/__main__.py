@@ -15,11 +15,12 @@ from typing import Any
 from ..analysis import ANALYZERS
 from ..config import DEFAULT_ANALYZER, corpus_config, known_corpora
 from ..errors import UserError, cli
+from ..hints import prog
 from .lucene import build_bm25
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.index", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=prog("index"), description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", action="append", default=[],
                     help=f"corpus config name ({', '.join(known_corpora())}) or a corpus file; repeatable")
     ap.add_argument("--kb", metavar="FILE", help="build the KB store of this KBQA knowledge base (`subject ||| "
@@ -98,9 +99,10 @@ def fill_parse_stores(args: argparse.Namespace) -> None:
         raise UserError("--parse goes with --corpus NAME|PATH (the corpus whose passages to parse)")
     if unused:
         raise UserError(f"{unused[0]} does not go with --parse (it fills the parse store only)")
+    from ..answers.candidates import Parser
     from ..answers.parse_store import fill_store
     for name in args.corpus:
-        fill_store(corpus_config(name, args.lang, index_name=args.name), args.force, args.on_bad_record)
+        fill_store(corpus_config(name, args.lang, index_name=args.name), Parser, args.force, args.on_bad_record)
 
 
 @cli

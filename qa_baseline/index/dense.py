@@ -32,10 +32,10 @@ from ..analysis import ANALYZERS
 from ..corpus import read_corpus
 from ..encoders import DEFAULTS, Encoder, decides, load_encoder, resolve
 from ..errors import Problems, UserError
-from ..hints import dense_time, plural
+from ..hints import plural
 from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
-from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_owner, dense_dir, faiss_module,
-                     fingerprint, partial_dir, passage_text, read_manifest)
+from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_owner, dense_dir, dense_time,
+                     faiss_module, fingerprint, partial_dir, passage_text, read_manifest)
 
 FAISS_TYPES = ("auto", "flat", "hnsw", "ivfpq")
 

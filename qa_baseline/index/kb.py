@@ -32,13 +32,14 @@ from typing import Any, cast
 
 from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
+from ..config import check_index_name, file_index_name
 from ..errors import Problems, UserError
 from ..fileio import HashingReader, build_dir, replace_dir, write_json
 from ..hints import plural
 from ..kb.normalise import base_name, normalise, sound
 from ..textio import block_lines
-from .layout import (build_hint, build_lock, built_from, check_index_name, entries, file_index_name, file_source,
-                     found_or_own, indexes_root, open_version, read_manifest, sources_unchanged)
+from .layout import (build_hint, build_lock, built_from, entries, file_source, found_or_own, indexes_root,
+                     open_version, read_manifest, sources_unchanged)
 
 FORMAT = 1  # bump when the schema or the normalisation changes: stores built before are rebuilt
 NAME, BASE, ALIAS = 0, 1, 2

@@ -1,10 +1,11 @@
-"""Where indexes live and what describes them: folders, fingerprints, manifests, the indexed passage text.
+"""Where indexes live and what describes them: folders, fingerprints, manifests, the indexed passage text;
+the hints that say how to build them (and how long a dense build takes).
 
 Every index kind (Lucene BM25, faiss dense, the KB store) keeps one folder per corpus and setting under
 `indexes_root()`, with `manifest.json` beside its files; retrievers depend on this module only, never on
 the modules that build indexes. CORPUS is a corpus config's name, or for a corpus file (and a KB store) the
-file's name plus a short checksum of its absolute path (`file_index_name`) or `index --name`: files of one
-name never share an index, a run opens the one built from its own file (`built_dir`), and a build never
+file's name plus a short checksum of its absolute path (`config.file_index_name`) or `index --name`: files of
+one name never share an index, a run opens the one built from its own file (`built_dir`), and a build never
 replaces an index of another file (`check_owner`).
 
 An index folder such as `indexes/CORPUS/bm25-default` is a symbolic link to its current version
@@ -21,40 +22,27 @@ from typing import Any, TypeVar
 
 from .. import jvm
 from ..analysis import ANALYZERS, LANGUAGE
-from ..config import WORKSPACE
+from ..config import WORKSPACE, encoder_config
 from ..errors import UserError
 from ..fileio import locked, read_json, sha256_file, tidy_dir
-from ..hints import command, dense_rate, dense_time, requires, span
+from ..hints import command, plural, requires, span
 from ..process import threads
-from ..textio import CONTROL, stem
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
 SHARD_SIZE = 8192  # passages per encoded shard of a dense index (--shard-size)
 T = TypeVar("T")
 
+# passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores: 38.1 on a quiet machine
+# (bench/dense_encode.py), about 27 under the load of other work (README, Speed and memory)
+DENSE_RATES = {"pytorch": (27, 38, "minilm"),  # sentence-transformers on PyTorch
+               "onnx": (68, 73, "minilm-onnx")}  # the ONNX Runtime engine (bench/dense_encode.py, docs/results.md)
+
 
 def indexes_root() -> str:
     """Where indexes live: $QA_BASELINE_INDEXES, else indexes/ in the workspace (the project's checkout, or
     the current folder for an installed package; beside runs/)."""
     return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(WORKSPACE, "indexes")
-
-
-def file_index_name(path: str) -> str:
-    """The name of the index or store of a corpus or KB FILE: the file's name plus a short checksum of its
-    absolute path (`a/kb.txt` -> `kb-3f2a9c1d`), so that files of one name in different folders never share
-    an index, and a run finds the index built from its own file by the same rule."""
-    path = os.path.abspath(path)
-    return f"{stem(path)}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
-
-
-def check_index_name(name: str, what: str = "--name") -> str:
-    """NAME as a plain folder name for an index (`--name`), else a UserError."""
-    if not name or name in (".", "..") or name.startswith(".") or os.sep in name or "\\" in name \
-            or CONTROL.search(name):
-        raise UserError(f"{what} {name!r}: not a plain name (fix: a name without /, \\ or a leading dot, e.g. {what} "
-                        "my-corpus)")
-    return name
 
 
 def corpus_home(cfg: dict[str, Any], root: str | None = None) -> str:
@@ -162,9 +150,35 @@ def bm25_options(cfg: dict[str, Any], analyzer: str) -> str:
         (" --no-dense" if cfg.get("dense") else "")
 
 
+def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
+    """(slow, fast passages/s, the encoder measured) of a dense build with ENCODER on 2 CPU cores: its config's
+    own `build_rate` where it was measured, else its engine's."""
+    try:
+        cfg = encoder_config(encoder) if encoder else {}
+    except Exception:  # an unknown encoder: its error comes where it is loaded
+        cfg = {}
+    if cfg.get("build_rate"):
+        slow, fast = cfg["build_rate"]
+        return slow, fast, str(encoder)
+    return DENSE_RATES["onnx" if cfg.get("engine") == "onnx" else "pytorch"]
+
+
+def dense_time(passages: int, encoder: str | None = None) -> str:
+    """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–59 min for 95,675 passages, at
+    the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
+    low_rate, high_rate, measured = dense_rate(encoder)
+    slow, fast = passages / low_rate, passages / high_rate
+    unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
+    show = lambda x: f"{x:.1f}" if unit == 3600 and x < 10 else f"{max(1, round(x)):,}"  # noqa: E731
+    low, high = show(fast / unit), show(slow / unit)
+    return (f"an estimated {span(low, high)} {name} for {plural(passages, 'passage')}, at "
+            f"the {span(low_rate, high_rate)} passages/s measured with {measured} on 2 CPU cores; more cores or a "
+            "GPU are faster")
+
+
 def dense_note(cfg: dict[str, Any], root: str | None = None, encoder: str | None = None) -> str:
     """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
-    ...`): an estimate from the passages of its BM25 index (hints.dense_time), or the measured rate when no BM25
+    ...`): an estimate from the passages of its BM25 index (dense_time), or the measured rate when no BM25
     index says how many there are."""
     for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
         if passages := read_manifest(bm25_dir(cfg, analyzer, root, built=True)).get("passages"):

@@ -10,8 +10,9 @@ hand (`references`).
 Sized for a paper: one column (3.3 in, --plot-width column) or a page (7 in, --plot-width page), 7-8 pt text,
 the height from the number of entries. Labels and titles are fitted to a width budget (wrapped at spaces,
 a word too long shortened in its middle with an ellipsis) so that they never squeeze the panels and nothing
-is cut. Written with matplotlib's object API (no pyplot state, no display needed) to .png (300 dpi) or .pdf
-(TrueType fonts, as ACL's checks want), with the date and software stamps left out so that the same input
+is cut. Written with matplotlib's object API (no pyplot state, no display needed) to .png (300 dpi), .pdf
+(TrueType fonts, as ACL's checks want) or .svg (text as paths; each panel's dots in a group `teams-N` or
+`baselines-N`), with the date and software stamps left out (and SVG's ids seeded) so that the same input
 gives the same file."""
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-FORMATS = (".png", ".pdf")
+FORMATS = (".png", ".pdf", ".svg")
 WIDTHS = {"column": 3.3, "page": 7.0}  # inches: an ACL/LNCS column, a page (figure*)
 Point = namedtuple("Point", "label value low high kind")  # kind: team or baseline; low/high None: no interval
 # references: [(label, value)] drawn as dashed lines (values as fractions, as the points' values)
@@ -53,7 +54,8 @@ XRange = tuple[float, float, list[float]]  # drawn units: low, high, the ticks
 def check_path(path: str) -> None:
     """Fail before any work when PATH cannot take a figure."""
     if os.path.splitext(path)[1].lower() not in FORMATS:
-        raise UserError(f"{path}: the figure is written as {' or '.join(FORMATS)}; name the file so")
+        raise UserError(f"{path}: the figure is written as {', '.join(FORMATS[:-1])} or {FORMATS[-1]}; "
+                        "name the file so")
 
 
 def check_width(width: str) -> float:
@@ -82,7 +84,8 @@ def references(task_id: str, measure: str, gold_paths: Sequence[str] = ()) -> li
 
 def entry_label(name: str, rank: int | None, kind: str) -> str:
     """A leaderboard entry's label: a team as `RANK. NAME`, a baseline by its name less the `baseline ` its
-    table row carries (its hollow square says so)."""
+    table row carries (its hollow square says so): the run's label (rows.labels) when the leaderboard names
+    its baselines `baseline LABEL`."""
     if kind == "baseline" and name.startswith("baseline "):
         return name[len("baseline "):]
     return name if rank is None else f"{rank}. {name}"
@@ -90,9 +93,10 @@ def entry_label(name: str, rank: int | None, kind: str) -> str:
 
 def style() -> AbstractContextManager[None]:
     """Matplotlib's defaults (not the user's matplotlibrc: the same input gives the same file), with TrueType
-    fonts in PDF."""
+    fonts in PDF and SVG ids from a fixed salt."""
     import matplotlib.style
-    return matplotlib.style.context(["default", {"pdf.fonttype": 42, "ps.fonttype": 42}])
+    return matplotlib.style.context(["default", {"pdf.fonttype": 42, "ps.fonttype": 42,
+                                                 "svg.hashsalt": "qa_baseline"}])
 
 
 def middle(text: str, width: float, measure: Measure) -> str:
@@ -232,7 +236,7 @@ def _figure(panels, width):
                      parse_math=False)
             top -= title_h + ref_h + axes_h
             draw(fig.add_axes((left / W, top / H, (right - left) / W, axes_h / H)), p, labels[i], kinds,
-                 ranges[p.metric])
+                 ranges[p.metric], i)
             top -= axis_h + GAP
     if legend:  # below the panels, where it hides no whisker
         handles = {h.get_label(): h for ax in fig.axes for h in ax.get_legend_handles_labels()[0]}
@@ -248,8 +252,9 @@ def row_height(label: str) -> float:
     return max(ROW, (label.count("\n") + 1) * FONT * PT * 1.2 + 0.04)
 
 
-def draw(ax: Axes, panel: Panel, labels: Sequence[str], kinds: Iterable[str], xrange: XRange) -> None:
-    """One panel into AX: its points (the first at the top), its reference lines, its axes."""
+def draw(ax: Axes, panel: Panel, labels: Sequence[str], kinds: Iterable[str], xrange: XRange, number: int = 0) -> None:
+    """One panel into AX: its points (the first at the top; the dots of a kind named `teams-NUMBER` or
+    `baselines-NUMBER`, the group SVG writes them in), its reference lines, its axes."""
     scale = 100 if is_percent(panel.metric) else 1
     heights = list(map(row_height, labels))  # y in inches, up from the bottom row's lower edge
     ys = [sum(heights[i + 1:]) + h / 2 for i, h in enumerate(heights)]
@@ -259,9 +264,10 @@ def draw(ax: Axes, panel: Panel, labels: Sequence[str], kinds: Iterable[str], xr
             continue
         err = [[scale * (pt.value - pt.low) if pt.low is not None else 0 for _, pt in mine],
                [scale * (pt.high - pt.value) if pt.high is not None else 0 for _, pt in mine]]
-        ax.errorbar([scale * pt.value for _, pt in mine], [y for y, _ in mine], xerr=err, linestyle="none",
-                    markersize=4, markeredgewidth=0.9, elinewidth=0.9, capsize=0, label=KINDS.get(kind, kind),
-                    zorder=3, **STYLE.get(kind, STYLE["baseline"]))
+        dots = ax.errorbar([scale * pt.value for _, pt in mine], [y for y, _ in mine], xerr=err, linestyle="none",
+                           markersize=4, markeredgewidth=0.9, elinewidth=0.9, capsize=0, label=KINDS.get(kind, kind),
+                           zorder=3, **STYLE.get(kind, STYLE["baseline"]))
+        dots.lines[0].set_gid(f"{KINDS.get(kind, kind)}-{number}")
     low, high, ticks = xrange
     margin = 0.03 * (high - low)
     ax.set_xlim(low - margin, high + margin)
@@ -287,19 +293,22 @@ def draw(ax: Axes, panel: Panel, labels: Sequence[str], kinds: Iterable[str], xr
                     ha=ha, va="bottom", fontsize=FONT, color="0.3", parse_math=False)
 
 
-def save(panels: Iterable[Panel], path: str, width: str = "column") -> Figure:
-    """Draw PANELS into PATH (.png or .pdf, written atomically) WIDTH wide (column or page); returns the Figure."""
+def save(panels: Iterable[Panel], path: str, width: str = "column", say: bool = True) -> Figure:
+    """Draw PANELS into PATH (.png, .pdf or .svg, written atomically) WIDTH wide (column or page); returns the
+    Figure. SAY: print what was drawn on stderr."""
     from ..fileio import atomic_write
     check_path(path)
     ext = os.path.splitext(path)[1].lower()
-    metadata = {"CreationDate": None, "Producer": None, "Creator": None} if ext == ".pdf" else {"Software": None}
+    metadata = {".pdf": {"CreationDate": None, "Producer": None, "Creator": None},
+                ".svg": {"Date": None, "Creator": None}}.get(ext, {"Software": None})
     with style():
         fig = _figure(panels, width)
         with atomic_write(path, "wb") as f:
             fig.savefig(f, format=ext[1:], dpi=300, metadata=metadata)
     entries, n = count_points(fig), len(fig.axes)
-    print(f"{path}: {entries} entr{'ies' if entries != 1 else 'y'} in {n} panel{'s' * (n != 1)}, "
-          f"{WIDTHS[width]:g} x {fig.get_size_inches()[1]:.1f} in", file=sys.stderr)
+    if say:
+        print(f"{path}: {entries} entr{'ies' if entries != 1 else 'y'} in {n} panel{'s' * (n != 1)}, "
+              f"{WIDTHS[width]:g} x {fig.get_size_inches()[1]:.1f} in", file=sys.stderr)
     return fig
 
 

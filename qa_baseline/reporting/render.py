@@ -29,7 +29,8 @@ WRAP = 100  # characters per LaTeX source line
 CELL_CHARS = {"column": 16, "page": 30}  # characters per line of a LaTeX text cell
 LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": "$<$", ">": "$>$", "|": "$|$", "[": "{[}", "]": "{]}", '"': r"\texttt{\symbol{34}}"}
+                  "<": "$<$", ">": "$>$", "|": "$|$", "[": "{[}", "]": "{]}", '"': r"\texttt{\symbol{34}}",
+                  "α": r"$\alpha$", "Δ": r"$\Delta$"}
 BREAK_AFTER = "-_./,=:;"  # where a long word may break in LaTeX (else after 16 characters without one)
 
 

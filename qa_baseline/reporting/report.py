@@ -1,24 +1,29 @@
 """The baseline table for the overview paper: `python -m qa_baseline.report [RUNS_DIR] [--format md|latex|csv|json]
-[--latex-width column|page] [--ci below|none] [--plot FILE.png|FILE.pdf] [--leaderboard FILE.json ...]`.
+[--latex-width column|page] [--ci below|none] [--no-manifest] [--plot FILE.png|FILE.pdf|FILE.svg]
+[--leaderboard FILE.json ...]`.
 
 Reads every RUNS_DIR/**/row.json (default runs/, written by `python -m qa_baseline.run`): one table row per
 run settings (the row's `settings`: task, data file and checksum, corpus, method and what identifies the run;
 never its timings or fitted values, which are `observed`); reruns with equal settings are merged, the newest
-row.json wins and stderr says so; rows without metrics (data without gold) are left out. The Retriever
-column names the method and the short settings whose values differ between the task's rows, leaving out
-None/False and defaults (a --train file by its name; lists, tables and checksums stay in the manifest).
+row.json wins and stderr says so (so are a run of `--reranker auto` and one of the reranker it resolved to:
+one row, `auto (cross)`); rows without metrics (data without gold) are left out. Rows are labelled by
+rows.run_labels, as the figure and the leaderboard label them: the method column (Reranker for DBQA, else
+Retriever) names the method (what `auto` resolved to in brackets) and the short settings whose values differ
+between the task's rows, leaving out None/False and defaults (a --train file by its name; lists, tables and
+checksums stay in the manifest); a corpus that is none (DBQA's given sentences) is named nowhere.
 Md and LaTeX give one table per task with its metrics as `value [low, high]`: in per cent with one decimal
 where the task's papers give per cent (accuracy, EM), else as fractions with three decimals (MRR, MAP, F1);
 the Data, Corpus and #Q columns only when they differ between the task's rows, else the caption (a sentence:
 "Baseline results on DATA (TASK, corpus C, N questions): MEASURES with 95% bootstrap confidence intervals
-(1,000 resamples).") names them; --ci none leaves the intervals out. Then a reproducibility manifest per row:
+(1,000 resamples).") names them; --ci none leaves the intervals out. Then (unless --no-manifest: the tables
+alone, e.g. for a paper's \\input) a reproducibility manifest per row:
 git commit, data SHA-256, index fingerprint (these three shortened to 12 characters), package versions, the
 run's settings. LaTeX (render.py): each table a float with a label (`tab:baselines-TASK`) for one
 column (`table`) or, with --latex-width page, for the page of a two-column paper (`table*`), each interval
 under its value in a smaller size, long labels broken into lines, a table still too wide scaled down to
 the line; it needs the packages booktabs and graphicx (a comment above each table says so); the manifest is a
 description list (`sec:baselines-manifest`). CSV and JSON give one record per (row, metric) with raw
-fractions, manifest whole.
+fractions, manifest whole (--no-manifest: without its fields).
 
 Confidence intervals: 95% bootstrap, percentile method (scoring/significance.py). The questions are
 resampled with replacement --resamples times (default 1000) by numpy's default_rng(--seed) (default 0), the
@@ -28,7 +33,7 @@ no interval.
 
 --plot FILE draws the overview figure (plot.py): per task and data file, every row's main measure
 with its interval, plus the teams of each --leaderboard FILE.json (written by `score --submissions ...
---format json`)."""
+--format json`). --html DIR writes the tables, the figure and a manifest as a static site (site.py)."""
 from __future__ import annotations
 
 import argparse
@@ -39,10 +44,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import UserError, cli
-from ..hints import command, plural
+from ..hints import command, plural, prog
 from ..scoring.significance import RESAMPLES, SEED, bootstrap_ci
 from . import render
-from .rows import IDENTITY_KEYS, RUNS, labels, newest, observed_of, read_rows, settings_of
+from .rows import IDENTITY_KEYS, RUNS, Label, corpus_name, corpus_parts, method_heading, newest, observed_of, \
+    read_rows, run_labels, settings_of
 
 
 def load_rows(folder: str) -> list[dict[str, Any]]:
@@ -91,7 +97,8 @@ def metric_order(task_id: str, names: Iterable[str]) -> list[str]:
 def records(rows: Sequence[Mapping[str, Any]], resamples: int = RESAMPLES, seed: int = SEED) -> list[dict[str, Any]]:
     """One dict per (row, metric): the key, the value, the interval, the manifest."""
     out = []
-    for row, variant in zip(rows, labels(rows)):
+    for row, label in zip(rows, run_labels(rows)):
+        variant = label.method  # the method column; the figure shows str(label), with the corpus where it differs
         task, data, corpus, retriever = row["task"], os.path.basename(row["data"]), row["corpus"], row["retriever"]
         for metric in metric_order(task, list(row["metrics"])):
             value = row["metrics"][metric]
@@ -116,32 +123,33 @@ def cell(rec: dict, ci: bool = True) -> render.Stacked:
     return render.estimate(rec["metric"], rec["value"], interval)
 
 
-def paper_tables(recs: list[dict], fmt: str, resamples: int, width: str = "column", ci: bool = True) -> str:
+def paper_tables(recs: list[dict], fmt: str, resamples: int, width: str = "column", ci: bool = True,
+                 with_manifest: bool = True) -> str:
     """One table per task, metrics as columns: with several data files a group of rows per file, headed by
     its name and question count; the Corpus and #Q columns only where they differ, else named in the caption
-    (a sentence). Then the manifest (a table; in LaTeX a description list)."""
+    (a sentence). Then, WITH_MANIFEST, the manifest (a table; in LaTeX a description list)."""
     out, manifests = [], {}
     for task in dict.fromkeys(r["task"] for r in recs):
         mine = [r for r in recs if r["task"] == task]
         metrics = list(dict.fromkeys(r["metric"] for r in mine))
         rows: dict[tuple[Any, ...], dict[str, render.Stacked]] = {}
-        for r in mine:
-            run = (r["data"], r["corpus"], r["variant"], "" if r["questions"] is None else r["questions"])
+        for r, corpus in zip(mine, corpus_parts(mine)):  # the corpus of the run's Label: "" where all share it
+            run = (r["data"], corpus, r["variant"], "" if r["questions"] is None else r["questions"])
             rows.setdefault(run, {})[r["metric"]] = cell(r, ci)
-            manifests[(task, *run[:3])] = r
-        datas, corpora = list(dict.fromkeys(run[0] for run in rows)), list(dict.fromkeys(run[1] for run in rows))
+            manifests[(task, r["data"], corpus_name(task, r["corpus"]), r["variant"])] = r
+        datas, corpora = list(dict.fromkeys(run[0] for run in rows)), {corpus_name(task, r["corpus"]) for r in mine}
         questions = {data: list(dict.fromkeys(run[3] for run in rows if run[0] == data)) for data in datas}
         per_row = any(len(q) > 1 for q in questions.values())  # held-out runs score fewer questions: a #Q column
 
         def count(data):
             return [] if per_row or questions[data] == [""] else [plural(questions[data][0], "question")]
-        facts = [task, *([f"corpus {corpora[0]}"] if len(corpora) == 1 and corpora[0] != "-" else []),
+        facts = [task, *(f"corpus {c}" for c in corpora if c and len(corpora) == 1),
                  *(count(datas[0]) if len(datas) == 1 else [])]
         where = f" on {datas[0]}" if len(datas) == 1 else f" on {len(datas)} data files"
         shown = [ci and r["ci_low"] is not None for r in mine]
         intervals = (f" with 95% bootstrap confidence intervals ({resamples:,} resamples"
                      f"{'' if all(shown) else '; none for a run without per-question values'})") if any(shown) else ""
-        columns = [*(["Corpus"] if len(corpora) > 1 else []), "Retriever", *(["#Q"] if per_row else [])]
+        columns = [*(["Corpus"] if len(corpora) > 1 else []), method_heading(task), *(["#Q"] if per_row else [])]
         body: list[list[Any] | render.Heading] = []
         for data in datas:
             body += [render.Heading(" ".join([data, *(f"({n})" for n in count(data))]))] if len(datas) > 1 else []
@@ -152,12 +160,14 @@ def paper_tables(recs: list[dict], fmt: str, resamples: int, width: str = "colum
             caption=f"Baseline results{where} ({', '.join(facts)}): {render.measure_list(metrics)}{intervals}.",
             align="l" * (len(corpora) > 1) + "l" + "r" * per_row + "r" * len(metrics),
             label=f"tab:baselines-{task}", width=width))
+    if not with_manifest:
+        return "\n\n".join(out)
     headings = {"git_commit": "Commit", "data_sha256": "Data SHA-256", "index_fingerprint": "Index",
                 "versions": "Versions", "settings": "Settings"}  # what reproduces a run; CSV and JSON give all
 
     def shortened(k, v):
         return short_commit(v) if k == "git_commit" else v[:12] if k.endswith(("sha256", "fingerprint")) else v
-    fields = [(" / ".join(part for part in run if part != "-"),
+    fields = [(" / ".join(part for part in run if part),
                [(heading, shortened(k, r.get(k) or "")) for k, heading in headings.items()])
               for run, r in manifests.items()]
     if fmt == "latex":
@@ -169,7 +179,7 @@ def paper_tables(recs: list[dict], fmt: str, resamples: int, width: str = "colum
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.report", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog=prog("report"), description=__doc__.split("\n\n")[0],
                                  epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="?", default=RUNS, help="folder searched for **/row.json (default runs/)")
@@ -181,11 +191,16 @@ def parser() -> argparse.ArgumentParser:
                          "or none")
     ap.add_argument("--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples (default {RESAMPLES})")
     ap.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
-    ap.add_argument("--plot", metavar="FILE.png|FILE.pdf", help="also draw the overview figure into FILE")
+    ap.add_argument("--no-manifest", dest="manifest", action="store_false",
+                    help="leave out the reproducibility manifest (md, LaTeX: the tables alone; CSV, JSON: its fields)")
+    ap.add_argument("--plot", metavar="FILE.png|FILE.pdf|FILE.svg", help="also draw the overview figure into FILE")
     ap.add_argument("--plot-width", choices=("column", "page"), default="column",
                     help="the figure's width: one column (3.3 in, default) or a page (7 in)")
     ap.add_argument("--leaderboard", action="append", default=[], metavar="FILE.json",
-                    help="with --plot: add the teams of a leaderboard (score --submissions ... --format json)")
+                    help="with --plot or --html: add the teams of a leaderboard "
+                         "(score --submissions ... --format json)")
+    ap.add_argument("--html", metavar="DIR", help="also write the results page (a static site: reporting/site.py) "
+                                                  "to DIR")
     return ap
 
 
@@ -201,24 +216,25 @@ def main_measure(task_id: str, metrics: Sequence[str]) -> str:
 
 def panels(recs: Sequence[Mapping[str, Any]], leaderboards: Iterable[Any] = ()) -> list[Any]:
     """Figure panels (plot.py): one per (task, data file) with each row's main measure, in the order of the
-    table, labelled by the row's variant (after its corpus where the panel's rows differ in corpus); and per
+    table, labelled as the table names the row (rows.Label: the corpus where the task's rows differ in it, then
+    the method column); and per
     leaderboard its entries, joined to the panel of the same task and gold file when the runs have one (the
     runs give the baselines; the panel is then ordered as a leaderboard: best first, a team before a baseline
     it ties with). Reference lines (plot.references): chance for MCQA; the answer-nothing AFM of qac-2/3 that
     the runs observed on their gold (or computed from a leaderboard's gold file)."""
     from .plot import Panel, Point, entry_label, references
     rows: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for rec in recs:
+    named: dict[int, str] = {}  # id(record): its label
+    for rec, corpus in zip(recs, corpus_parts(recs)):
         metrics = [r["metric"] for r in recs if (r["task"], r["data"]) == (rec["task"], rec["data"])]
         if rec["metric"] == main_measure(rec["task"], metrics):
             rows.setdefault((rec["task"], rec["data"]), []).append(rec)
+            named[id(rec)] = str(Label(rec["variant"], corpus))
     out: dict[tuple[Any, ...], Any] = {}
     for (task, data), mine in rows.items():
-        corpora = {r["corpus"] for r in mine}
         out[(task, data)] = Panel(f"{task}: {data}", mine[0]["metric"], [Point(
-            r["variant"] if len(corpora) == 1 or r["corpus"] == "-" else
-            f"{os.path.splitext(os.path.basename(r['corpus']))[0]} {r['variant']}",
-            r["value"], r["ci_low"], r["ci_high"], "baseline") for r in mine], references(task, mine[0]["metric"])
+            named[id(r)], r["value"], r["ci_low"], r["ci_high"], "baseline") for r in mine],
+            references(task, mine[0]["metric"])
             or [("answer nothing", r["answer_nothing"]) for r in mine[:1] if r.get("answer_nothing") is not None])
     for path in leaderboards:
         board = read_leaderboard(path)
@@ -260,19 +276,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.resamples < 1:
         raise UserError(f"--resamples must be at least 1, not {args.resamples}")
-    if args.leaderboard and not args.plot:
-        raise UserError("--leaderboard adds teams to the figure: give --plot FILE too")
+    if args.leaderboard and not (args.plot or args.html):
+        raise UserError("--leaderboard adds teams to the figure: give --plot FILE or --html DIR too")
     if args.plot:
         from .plot import check_path
         check_path(args.plot)
-    recs = records(load_rows(args.runs), args.resamples, args.seed)
+    if args.html:
+        from .site import check_dir
+        check_dir(args.html)
+    rows = load_rows(args.runs)
+    recs = records(rows, args.resamples, args.seed)
     if args.format in ("csv", "json"):
-        print(render.render(list(recs[0]), [list(r.values()) for r in recs], args.format))
+        fields = [k for k in recs[0] if args.manifest or k not in manifest(rows[0])]
+        print(render.render(fields, [[r[k] for k in fields] for r in recs], args.format))
     else:
-        print(paper_tables(recs, args.format, args.resamples, args.latex_width, args.ci != "none"))
+        print(paper_tables(recs, args.format, args.resamples, args.latex_width, args.ci != "none", args.manifest))
     if args.plot:
         from .plot import save
         save(panels(recs, args.leaderboard), args.plot, args.plot_width)
+    if args.html:
+        from .site import write_report
+        write_report(recs, panels(recs, args.leaderboard), args.html,
+                     [path for path, _ in read_rows(args.runs)] + args.leaderboard)
     return 0
 
 

@@ -4,7 +4,9 @@ A row (schema 2) keeps two parts apart: `settings`, what identifies the run (tas
 corpus, method, the retriever's and the task's settings, a --train file by name and checksum, the answer
 model's kind), and `observed`, what the run found (timings, ceilings, fitted weights, held-out scores). Beside
 them: metrics and per-question values, the files written, the index manifest, the effective `config`, package
-versions and the git commit. `python -m qa_baseline.report` labels and merges rows by their settings alone."""
+versions and the git commit. Rows are merged by their effective settings (a method given as `auto` counts as
+the one it ran) and labelled by run_labels, the one labeller of the report's tables, its figure and the
+leaderboard's baselines."""
 from __future__ import annotations
 
 import dataclasses
@@ -75,29 +77,93 @@ def setting_text(name: str, value: Any) -> str:
     return f"{name}={value['file'] if isinstance(value, dict) and 'file' in value else value}"
 
 
+METHOD_SETTINGS = ("reranker", "retriever")  # the settings that give a run's method (the row's `method`); a row
+# records one only where the pipeline resolved the method it was given: `--reranker auto` records reranker=cross
+
+
+def methods(settings: Mapping[str, Any]) -> tuple[str, str]:
+    """(the method a run was given, the method it ran): (auto, cross) for `--reranker auto` without --train,
+    (bm25, bm25) for `--reranker bm25`."""
+    given = settings["method"]
+    return given, next((settings[k] for k in METHOD_SETTINGS if isinstance(settings.get(k), str)), given)
+
+
+def effective(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """SETTINGS with the method that ran for the method given: a run of `--reranker auto` that ran cross has
+    the settings of a run of `--reranker cross`."""
+    return {**{k: v for k, v in settings.items() if k not in METHOD_SETTINGS}, "method": methods(settings)[1]}
+
+
 def key(row: Mapping[str, Any]) -> str:
-    """What makes a table row: the row's settings (task, data file and checksum, corpus, method and every
-    setting that identifies the run); rows whose settings are equal are reruns of one run."""
-    return json.dumps(settings_of(row), sort_keys=True, ensure_ascii=False)
+    """What makes a table row: the row's effective settings (task, data file and checksum, corpus, the method
+    that ran and every setting that identifies the run); rows whose effective settings are equal are runs of
+    one computation (reruns, or `--reranker auto` and the `cross` it resolved to)."""
+    return json.dumps(effective(settings_of(row)), sort_keys=True, ensure_ascii=False)
 
 
 def order(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Table order: task, data file, corpus, method, then the settings."""
+    """Table order: task, data file, corpus, the method given, the method it ran, then the settings."""
     s = settings_of(row)
-    return s["task"], s["data"], s["corpus"], s["method"], key(row)
+    return s["task"], s["data"], s["corpus"], *methods(s), key(row)
 
 
-def labels(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Label per row (the Retriever column, the figure's labels): the method, the --train file a model was
-    fitted on (by name), and the short settings whose values differ between the task's rows (or that rows of
-    the same method have and lack; a file by its name), leaving out None/False and a setting at its default;
-    checksums, lists and tables stay in the manifest, the task, data and corpus have columns of their own."""
+def method_heading(task_id: str) -> str:
+    """The heading of a task's method column: Reranker where the method is its --reranker (DBQA), else
+    Retriever."""
+    from .. import tasks
+    try:
+        fields = {f.name for f in dataclasses.fields(tasks.get(task_id).Settings)}
+    except UserError:  # a row of a task this version does not know
+        fields = set()
+    return "Reranker" if "reranker" in fields else "Retriever"
+
+
+def corpus_name(task_id: str, corpus: str) -> str:
+    """A row's corpus as tables, captions and labels name it (a file's stem); "" for none: "-", or the task's
+    `source` (the corpus field of a task that opens no corpus, such as DBQA's given sentences)."""
+    from .. import tasks
+    try:
+        source = tasks.get(task_id).source
+    except UserError:
+        source = "-"
+    return "" if corpus in ("-", source) else textio.stem(corpus)
+
+
+@dataclasses.dataclass(frozen=True)
+class Label:
+    """How the report's tables, its figure and the leaderboard name one run: METHOD, the method column (the
+    method, what it resolved to in brackets, the --train file and the settings that tell the task's rows
+    apart), and CORPUS, the corpus where the task's rows differ in it, else "" (a caption names it)."""
+    method: str
+    corpus: str = ""
+
+    def __str__(self) -> str:
+        """The label as one text, as the figure and the leaderboard show it: `CORPUS METHOD`."""
+        return f"{self.corpus} {self.method}" if self.corpus else self.method
+
+
+def corpus_parts(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Label.corpus of each row or record of ITEMS (their task and corpus): its corpus_name where the items
+    of its task name more than one corpus, else ""."""
+    names = [corpus_name(i["task"], i["corpus"]) for i in items]
+    named: dict[str, set[str]] = {}
+    for item, name in zip(items, names):
+        named.setdefault(item["task"], set()).add(name)
+    return [name if len(named[item["task"]]) > 1 else "" for item, name in zip(items, names)]
+
+
+def run_labels(rows: Sequence[Mapping[str, Any]]) -> list[Label]:
+    """The Label of each of ROWS, told apart from the rows of its task among ROWS. The method: the method
+    given, with the method it resolved to (auto (cross)); then the --train file a model was fitted on (by
+    name) and the short settings whose values differ between the task's rows (or that rows of the same method
+    have and lack; a file by its name), leaving out None/False and a setting at its default; checksums, lists
+    and tables stay in the manifest, the task and data have captions or headings of their own."""
     from .. import tasks
     values: dict[tuple[Any, ...], set[Any]] = {}
     present: dict[tuple[Any, ...], list[Any]] = {}
     defaults: dict[str, Any] = {}
     for row in rows:
-        task, settings = row["task"], settings_of(row)
+        task, settings = row["task"], effective(settings_of(row))
         if task not in defaults:
             try:
                 defaults[task] = {f.name: f.default for f in dataclasses.fields(tasks.get(task).Settings)}
@@ -108,26 +174,43 @@ def labels(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         present.setdefault((task, settings["method"]), []).append(set(settings))
     varying = {tk for tk, vs in values.items() if len(vs) > 1}
     varying |= {(task, k) for (task, _), keys in present.items() for k in set.union(*keys) - set.intersection(*keys)}
-    labels = []
-    for row in rows:
-        task, settings = row["task"], settings_of(row)
+    out = []
+    for row, corpus in zip(rows, corpus_parts(rows)):
+        task, settings = row["task"], effective(settings_of(row))
+        given, ran = methods(settings_of(row))
         shown = [setting_text(k, v) for k, v in settings.items()
                  if k not in IDENTITY_KEYS and not k.endswith("sha256") and short(v) and v not in (None, False)
                  and ((task, k) in varying or k == "train") and v != defaults[task].get(k, object())]
-        labels.append(" ".join([settings["method"], *shown]))
-    return labels
+        out.append(Label(" ".join([given if given == ran else f"{given} ({ran})", *shown]), corpus))
+    return out
+
+
+def labels(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The label of each of ROWS as one text (str of run_labels): the figure's, and the leaderboard's baseline
+    name after `baseline `."""
+    return [str(label) for label in run_labels(rows)]
 
 
 def newest(found: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The newest of each settings among FOUND [(path, row)], oldest first as read_rows gives them (a rerun
-    of the same settings replaces the older row, said on stderr), in table order."""
-    rows: dict[str, tuple[str, dict[str, Any]]] = {}
+    """The newest of each effective settings among FOUND [(path, row)], oldest first as read_rows gives them (a
+    rerun of the same settings replaces the older row, said on stderr), in table order. Where a run of
+    `--reranker auto` and one of the method it resolved to (cross) are merged, the row shown keeps the auto
+    run's method and resolution, so that its label names both: auto (cross)."""
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for path, row in found:
-        if key(row) in rows:
-            print(f"note: {path} and {rows[key(row)][0]} are runs of the same settings: the newer, {path}, is shown",
+        for older, _ in groups.get(key(row), [])[-1:]:
+            print(f"note: {path} and {older} are runs of the same settings: the newer, {path}, is shown",
                   file=sys.stderr)
-        rows[key(row)] = (path, row)
-    return sorted((row for _, row in rows.values()), key=order)
+        groups.setdefault(key(row), []).append((path, row))
+    rows = []
+    for group in groups.values():
+        row = group[-1][1]
+        resolving = [settings_of(r) for _, r in group if len(set(methods(settings_of(r)))) > 1]
+        if resolving and len(set(methods(settings_of(row)))) == 1 and row.get("schema", 1) >= 2:
+            row = {**row, "settings": {**row["settings"], **{k: v for k, v in resolving[-1].items()
+                                                             if k == "method" or k in METHOD_SETTINGS}}}
+        rows.append(row)
+    return sorted(rows, key=order)
 
 
 def format_row(row: Mapping[str, Any]) -> str:

@@ -33,6 +33,7 @@ from operator import eq
 from typing import Any, cast
 
 from ..errors import UserError, at, cli
+from ..hints import prog
 from ..textio import CONTROL, MAX_LINE, READ_ERRORS, open_binary, text_lines, utf16
 from .metrics import NONPOOL, TREC_EVAL, UNJUDGED, Judged
 
@@ -247,7 +248,7 @@ def line(name: str, qid: str, value: float) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m qa_baseline.eval", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog=prog("eval"), description=__doc__.split("\n\n")[0],
                                  epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", metavar="RUN", help="TREC run file (qid Q0 docno rank score tag)")

@@ -2,16 +2,19 @@
 
 A validator reads the whole submission and records every problem (file, line, message, fix) in an `Errors`
 collector instead of stopping at the first; scoring happens only when there is none. A problem that makes the
-rest meaningless (an empty file, a file in UTF-16, GBK or another encoding than UTF-8, a line of many
-megabytes) is reported once and ends the checks of that file. Files are read line by line (at most
+rest meaningless (an empty file, a file in UTF-16, GBK or another encoding than UTF-8, a binary file, a line of
+many megabytes, a file in another task's submission format: `Shape`) is reported once and ends the checks of
+that file. Files are read line by line (at most
 textio.MAX_LINE bytes held), never whole. Gold files are the organisers' own: a problem there is a one-line
 UserError (`gold_lines`)."""
 from __future__ import annotations
 
 import codecs
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError, at
@@ -19,6 +22,7 @@ from ..hints import plural
 from ..textio import READ_ERRORS, TextProblem, open_binary, raw_lines, text_problem, whole_file
 
 CAP = 20  # errors shown; the rest are counted
+SHAPE_LINES = 5  # the first non-empty lines of a submission whose shape tells its format
 # first fields that make a first line a header row rather than an answer (column names of the formats)
 Report = Callable[[int, str, str], None]  # report(line, message, fix)
 HEADER_WORDS = {"id", "qid", "question_id", "questionid", "query_id", "score", "scores", "label", "prediction",
@@ -45,6 +49,26 @@ class Errors:
         return shown
 
 
+@dataclass(frozen=True)
+class Shape:
+    """What the submissions of a format look like, to tell one given to another task: NAME, the format (dbqa,
+    qac...); WHAT, its lines in a few words (`one score per line`); MATCHES(lines), whether the first non-empty
+    lines of a file (at most SHAPE_LINES, without line ends) are in it. Each task's formats module declares its
+    own once with `shape`."""
+    name: str
+    what: str
+    matches: Callable[[list[str]], bool]
+
+
+SHAPES: dict[str, Shape] = {}  # name -> Shape of every format whose module is imported (score imports them all)
+
+
+def shape(name: str, what: str, matches: Callable[[list[str]], bool]) -> Shape:
+    """Declare the Shape of the format NAME (listed in SHAPES)."""
+    SHAPES[name] = Shape(name, what, matches)
+    return SHAPES[name]
+
+
 class Invalid(Exception):
     """A submission with errors; str() lists them."""
 
@@ -64,12 +88,14 @@ def check(read_submission: Callable[..., Any], path: str, gold: Any, **options: 
 
 class SubmissionFile:
     """One submission being validated: its lines, field checks, and the ids it answers against the gold ids.
-    LINE: what one line of the format looks like (`id,X`), for the fix of an empty file."""
+    LINE: what one line of the format looks like (`id,X`), for the fix of an empty file; SHAPE: the format's,
+    to tell a file in another format (`foreign`)."""
 
-    def __init__(self, path: str, errors: Errors, ids: Iterable[str] = (), line: str | None = None) -> None:
+    def __init__(self, path: str, errors: Errors, ids: Iterable[str] = (), line: str | None = None,
+                 shape: Shape | None = None) -> None:
         self.path, self.errors, self.ids = path, errors, set(ids)
         self.seen: dict[str, int] = {}
-        self.line = line
+        self.line, self.shape = line, shape
         self.order = list(ids)
         self.unknown = 0  # lines whose id the gold does not have
         self.stopped = False  # a problem after which nothing else is worth listing
@@ -84,13 +110,24 @@ class SubmissionFile:
         self.stopped = True
 
     def lines(self) -> Iterator[tuple[int, str]]:
-        """(number, text) of each line; a byte-order mark is an error here. An empty file, a file in another
-        encoding (UTF-16, GBK...) or an overlong line is one problem and ends the checks (no error per missing id
-        after it); a first line that looks like a header row (its first field a column name, not an id) is one
-        problem and is skipped."""
+        """(number, text) of each line; a byte-order mark is dropped (Excel writes one). An empty file, a file in
+        another encoding (UTF-16, GBK...), a binary file (gzip, PDF, PNG...), an overlong line or a file in another
+        task's format (`foreign`) is one problem and ends the checks (no error per missing id after it); a first
+        line that looks like a header row (its first field a column name, not an id) is one problem and is
+        skipped."""
         n, answered = 0, False
+        start = len(self.errors)
         try:
-            for n, text in decoded_lines(self.path, self.error, bom_ok=False):
+            lines = decoded_lines(self.path, self.error)
+            head = ahead(lines, SHAPE_LINES)
+            other = self.foreign([text for _, text in head if text.strip()])
+            if other and self.shape:
+                del self.errors.items[start:]  # the read-ahead lines' own problems say nothing more
+                self.stop(None, f"looks like a submission of {other.name} ({other.what}), not of {self.shape.name}",
+                          f"give a submission of {self.shape.name}: {self.line or self.shape.what}; or score the "
+                          f"file as {other.name}")
+                return
+            for n, text in itertools.chain(head, lines):
                 first = re.split("[\t,]", text, maxsplit=1)[0].strip()
                 if not answered and n <= 2 and first.lower() in HEADER_WORDS and first not in self.ids:
                     self.error(n, f"this looks like a header row ({text[:40]!r}), not an answer",
@@ -104,6 +141,13 @@ class SubmissionFile:
         if n == 0:
             self.stop(None, "the file is empty", f"write one line per question: {self.line}" if self.line else
                       "write one line per question, as the task's submission format says")
+
+    def foreign(self, head: list[str]) -> Shape | None:
+        """The Shape of another format that HEAD, the first non-empty lines, are in when they are not in this
+        submission's own; None when they are, when no shape fits, and without a SHAPE of its own."""
+        if self.shape is None or not head or self.shape.matches(head):
+            return None
+        return next((s for s in SHAPES.values() if s is not self.shape and s.matches(head)), None)
 
     def fields(self, n: int, text: str, count: int, layout: str, sep: str = "\t") -> list[str] | None:
         """The line's fields, or None (and an error) when there are not exactly COUNT."""
@@ -182,13 +226,26 @@ class SubmissionFile:
                             "task's", first=True)
 
 
-def decoded_lines(path: str, report: Report, bom_ok: bool) -> Iterator[tuple[int, str]]:
-    """(number, text) of each line of PATH without its line end (LF or CRLF), read line by line. A byte-order
-    mark (unless BOM_OK), bytes that are not UTF-8 and control characters go to report(line, message, fix);
-    the line is still given (bad bytes as U+FFFD), so that later checks and line counts stay right. A file in
-    another encoding (UTF-16; GBK, Big5, Shift_JIS... when no line before the first bad one held UTF-8 beyond
-    ASCII: textio.guess_encoding) or a line over textio.MAX_LINE bytes is a TextProblem: reading stops there,
-    one problem instead of one per line. A missing file, a folder or a device (/dev/zero) is a UserError."""
+def ahead(lines: Iterator[tuple[int, str]], count: int) -> list[tuple[int, str]]:
+    """The first of LINES up to the COUNT-th non-empty one (at most 10 * COUNT lines)."""
+    head: list[tuple[int, str]] = []
+    full = 0
+    for n, text in lines:
+        head.append((n, text))
+        full += bool(text.strip())
+        if full >= count or len(head) >= 10 * count:
+            break
+    return head
+
+
+def decoded_lines(path: str, report: Report) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line of PATH without its line end (LF or CRLF), read line by line; a UTF-8
+    byte-order mark is dropped. Bytes that are not UTF-8 and control characters go to report(line, message,
+    fix); the line is still given (bad bytes as U+FFFD), so that later checks and line counts stay right. A file
+    in another encoding (UTF-16; GBK, Big5, Shift_JIS... when no line before the first bad one held UTF-8 beyond
+    ASCII: textio.guess_encoding), a binary file (textio.binary) or a line over textio.MAX_LINE bytes is a
+    TextProblem: reading stops there, one problem instead of one per line. A missing file, a folder or a device
+    (/dev/zero) is a UserError."""
     n, utf8 = 0, False
     try:
         with open_binary(path) as f:
@@ -196,8 +253,6 @@ def decoded_lines(path: str, report: Report, bom_ok: bool) -> Iterator[tuple[int
                 line = line[:-1] if line.endswith(b"\n") else line
                 line = line[:-1] if line.endswith(b"\r") else line
                 if n == 1 and line.startswith(codecs.BOM_UTF8):
-                    if not bom_ok:
-                        report(1, "the file starts with a UTF-8 byte-order mark (BOM)", "save it as UTF-8 without BOM")
                     line, utf8 = line[len(codecs.BOM_UTF8):], True
                 problem = text_problem(n, line, utf8)
                 if problem and whole_file(problem):
@@ -212,7 +267,7 @@ def decoded_lines(path: str, report: Report, bom_ok: bool) -> Iterator[tuple[int
 
 def gold_lines(path: str) -> Iterator[tuple[int, str]]:
     """(number, text) of each line of a gold file (BOM or not); the first problem is a UserError."""
-    return decoded_lines(path, gold_error(path), bom_ok=True)
+    return decoded_lines(path, gold_error(path))
 
 
 def gold_hint(gold_paths: Iterable[str], metrics: Mapping[str, float], floor: float = 0.05) -> str | None:

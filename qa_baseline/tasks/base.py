@@ -123,6 +123,11 @@ class Task(ABC, Generic[S]):
         """{"metrics", "per_question"} over self.measures."""
         return self.formats.score(gold, submission)
 
+    def gold_rows(self, gold: Any) -> list[tuple[str, str]]:
+        """(question id, its gold answer as text) in the order `score` lists the questions: what a results
+        page shows beside each question's values."""
+        return self.formats.gold_rows(gold)
+
     def score_files(self, pairs: list[tuple[str, str, Any, Any]]) -> dict[str, Any]:
         """Score (gold path, submission path, gold, submission) PAIRS; one pair unless multi_file."""
         (_, _, gold, submission), = pairs

@@ -12,15 +12,18 @@ qac retrieves from a corpus: the corpus given to `run` must hold those contexts.
 memory as a collection of one CSV per distinct table (no --collection); gold: the answer values joined by ', '.
 The gold (answerKey, Answer, label, answers) is read here for read_gold; the tasks' read_input drops it as for
 their official formats. Errors name the file and the row (1-based); a file whose columns match no schema of the
-task is one error that lists its columns and the schemas known. pyarrow and datasets are imported when used."""
+task, or hold ids or answers under names its schema does not read (qid, answer: errors.unread), is one error that
+lists its columns and the schemas known. A value is absent only when it is missing, None or empty text: an
+answer 0 or a label False is a value. pyarrow and datasets are imported when used."""
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import NoGold, UserError
+from ..errors import NoGold, UserError, at, unread
 from ..hints import requires
 from ..textio import text_lines
 from ..rankers.base import Candidates as Group
@@ -87,8 +90,7 @@ def question_rows(path: str, rows: Sequence[Row]) -> Iterator[tuple[int, Row, st
     question or a duplicate id is a UserError naming the row."""
     first: dict[str, int] = {}
     for n, row in enumerate(rows, 1):
-        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
-        question = str(row.get("question") or "").strip()
+        qid, question = row_id(row, n), text(row, "question")
         if not question:
             raise UserError(f"{path}: row {n} (id {qid!r}): empty question")
         if qid in first:
@@ -111,24 +113,69 @@ def columns(rows: Sequence[Row]) -> list[str]:
     return list(seen)
 
 
-def pick(row: Row, *names: str) -> Any:
-    """The value of the first of NAMES in ROW (None when none is there)."""
-    return next((row[name] for name in names if name in row), None)
+def plain(value: Any, strip: bool = True) -> str:
+    """VALUE as text (STRIP: stripped), '' for None: 0 and False are values."""
+    return "" if value is None else str(value).strip() if strip else str(value)
+
+
+def text(row: Row, *names: str, strip: bool = True) -> str:
+    """The value of the first of NAMES that ROW has (not None) as text (plain), else ''."""
+    return plain(next((row[name] for name in names if row.get(name) is not None), None), strip)
+
+
+def row_id(row: Row, n: int) -> str:
+    """The row's id: its `id` (0 is an id), else its row number N."""
+    return text(row, "id") or str(n)
+
+
+def binary(value: Any) -> int | None:
+    """A 0/1 label as an int: 0, 1, "0", "1", False, True (0.0 and 1.0 too); None for anything else."""
+    if isinstance(value, str):
+        value = value.strip()
+        return int(value) if value in ("0", "1") else None
+    return int(value) if isinstance(value, (bool, int, float)) and value in (0, 1) else None
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A public schema: NAME (with its columns, for messages); TELLS, whether a file's columns are this schema's;
+    the columns it reads ids by (IDS), gold by (GOLD) and the others it reads (READS)."""
+    name: str
+    tells: Callable[[set[str]], bool]
+    ids: tuple[str, ...] = ("id",)
+    gold: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+
+
+def schema_of(path: str, rows: Sequence[Row], schemas: Sequence[Schema]) -> Schema:
+    """The first of SCHEMAS that tells the columns of ROWS; a UserError of one line listing the columns and the
+    schemas known when none does, or when the file holds ids or answers under names the schema does not read
+    (errors.unread: a run would number the questions by row or score nothing)."""
+    found = columns(rows)
+    known = "; ".join(s.name for s in schemas)
+    schema = next((s for s in schemas if s.tells(set(found))), None)
+    if schema is None:
+        raise at(path, None, f"columns {', '.join(found) or '(none)'} match no known schema (known: {known})",
+                 "rename the columns to those of a known schema")
+    error = unread(path, None, "columns", found, schema.reads, schema.ids, schema.gold, known)
+    if error:
+        raise error
+    return schema
 
 
 # --- mcqa --------------------------------------------------------------------------------------------------
 
 def _choices(row: Row) -> tuple[str, list[str], list[str]]:
     """ARC / OpenBookQA: (question, option texts, option labels); AI2's nested question {stem, choices} too."""
-    question: Any = pick(row, "question", "question_stem")
+    question: Any = next((row[name] for name in ("question", "question_stem") if name in row), None)
     choices: Any = row.get("choices")
     if isinstance(question, dict):  # AI2's own JSON lines: question {stem, choices: [{text, label}]}
         question, choices = question.get("stem"), question.get("choices")
     if isinstance(choices, list):  # [{text, label}, ...]
-        choices = {"text": [c.get("text", "") if isinstance(c, dict) else c for c in choices],
-                   "label": [c.get("label", "") if isinstance(c, dict) else "" for c in choices]}
+        choices = {"text": [c.get("text") if isinstance(c, dict) else c for c in choices],
+                   "label": [c.get("label") if isinstance(c, dict) else None for c in choices]}
     choices = choices if isinstance(choices, dict) else {}
-    return str(question or ""), [str(t) for t in choices.get("text") or []], [str(x) for x in choices.get("label") or []]
+    return plain(question), [plain(t) for t in choices.get("text") or []], [plain(x) for x in choices.get("label") or []]
 
 
 Read = tuple[str, list[str], list[str], str | None]  # question, options, their labels, the answer or None
@@ -136,54 +183,49 @@ Read = tuple[str, list[str], list[str], str | None]  # question, options, their 
 
 def _arc(row: Row) -> Read:
     question, texts, labels = _choices(row)
-    return question, texts, labels, str(row.get("answerKey") or "").strip() or None
+    return question, texts, labels, text(row, "answerKey") or None
 
 
 def _letters(row: Row) -> Read:
-    answer = str(pick(row, "Answer", "answer") or "").strip()
-    return (str(pick(row, "Question", "question") or ""), [str(row.get(x) or "") for x in LABELS],
-            ["A", "B", "C", "D"], answer or None)
+    return text(row, "Question", "question"), [text(row, x) for x in LABELS], list(LABELS), \
+        text(row, "Answer", "answer") or None
 
 
-# name, the columns that tell it, reader of a row
-MCQA_SCHEMAS: list[tuple[str, Callable[[set[str]], bool], Callable[[Row], Read]]] = [
-    ("ARC (id, question, choices {text, label}, answerKey)",
-     lambda c: {"question", "choices"} <= c or ("question" in c and "answerKey" in c), _arc),
-    ("OpenBookQA (id, question_stem, choices {text, label}, answerKey)", lambda c: {"question_stem", "choices"} <= c, _arc),
-    ("CMMLU / C-Eval (Question or question, A, B, C, D, Answer or answer)",
-     lambda c: bool({"Question", "question"} & c) and set(LABELS) <= c, _letters),
+MCQA_SCHEMAS: list[tuple[Schema, Callable[[Row], Read]]] = [  # a schema, the reader of its rows
+    (Schema("ARC (id, question, choices {text, label}, answerKey)",
+            lambda c: {"question", "choices"} <= c or ("question" in c and "answerKey" in c),
+            gold=("answerKey",), reads=("question", "choices")), _arc),
+    (Schema("OpenBookQA (id, question_stem, choices {text, label}, answerKey)",
+            lambda c: {"question_stem", "choices"} <= c, gold=("answerKey",), reads=("question_stem", "choices")), _arc),
+    (Schema("CMMLU / C-Eval (Question or question, A, B, C, D, Answer or answer)",
+            lambda c: bool({"Question", "question"} & c) and set(LABELS) <= c, gold=("Answer", "answer"),
+            reads=("Question", "question", *LABELS)), _letters),
 ]
-
-
-def unknown(path: str, rows: Sequence[Row], schemas: Sequence[str]) -> UserError:
-    return UserError(f"{path}: columns {', '.join(columns(rows)) or '(none)'} match no known schema (known: "
-                     f"{'; '.join(schemas)})")
 
 
 def mcqa_questions(path: str) -> list[Question]:
     """The questions of PATH in an MCQA schema, with gold when the file has answers."""
     rows = read_rows(path)
-    cols = set(columns(rows))
-    schema = next((s for s in MCQA_SCHEMAS if s[1](cols)), None)
-    if schema is None:
-        raise unknown(path, rows, [s[0] for s in MCQA_SCHEMAS])
+    schema = schema_of(path, rows, [s for s, _ in MCQA_SCHEMAS])
+    read = next(reader for s, reader in MCQA_SCHEMAS if s is schema)
     questions: list[Question] = []
     first: dict[str, int] = {}
     has_gold = None
     for n, row in enumerate(rows, 1):
-        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        qid = row_id(row, n)
         where = f"{path}: row {n} (id {qid!r})"
-        text, options, labels, gold = schema[2](row)
+        question, options, labels, gold = read(row)
         if len(options) != 4:
             raise UserError(f"{where}: {len(options)} options, expected 4 (A-D) (fix: keep only questions "
                             "with four options)")
-        if not text.strip():
+        if not question:
             raise UserError(f"{where}: empty question")
         for label, option in zip(LABELS, options):
-            if not option.strip():
+            if not option:
                 raise UserError(f"{where}: empty option {label}")
-        if gold is not None:  # the answer by its option's label (ARC: A-D or 1-4); CMMLU / C-Eval also 0-3
-            letter = LABELS[labels.index(gold)] if gold in labels else gold_label(gold) if labels == list(LABELS) else None
+        if gold is not None:  # the answer by its option's label (ARC: A-D or 1-4); CMMLU / C-Eval, MMLU also 0-3
+            lettered = labels == list(LABELS) or not any(labels)  # A-D, or options without labels (MMLU's list)
+            letter = LABELS[labels.index(gold)] if gold in labels else gold_label(gold) if lettered else None
             if letter is None:
                 raise UserError(f"{where}: answer {gold!r} is not one of the options' labels "
                                 f"({', '.join(labels)})")
@@ -196,7 +238,7 @@ def mcqa_questions(path: str) -> list[Question]:
         if qid in first:
             raise UserError(f"{where}: duplicate id (first on row {first[qid]})")
         first[qid] = n
-        questions.append(Question(qid, text.strip(), [o.strip() for o in options], gold, n))
+        questions.append(Question(qid, question, options, gold, n))
     return some(path, questions)
 
 
@@ -206,30 +248,31 @@ def mcqa_gold(path: str) -> list[Question]:
 
 # --- dbqa --------------------------------------------------------------------------------------------------
 
-DBQA_SCHEMAS = ["WikiQA (question_id, question, answer or sentence, label)"]
+DBQA_SCHEMAS = [Schema("WikiQA (question_id, question, answer or sentence, label)",
+                       lambda c: "question" in c and bool({"answer", "sentence"} & c), ids=("question_id",),
+                       gold=("label",), reads=("question", "answer", "sentence"))]
 
 
 def dbqa_groups(path: str) -> list[Group]:
-    """The groups of PATH in the WikiQA schema: consecutive rows of the same question (question_id when given)."""
+    """The groups of PATH in the WikiQA schema: consecutive rows of the same question (question_id when given);
+    labels 0/1 (False/True too)."""
     rows = read_rows(path)
-    cols = set(columns(rows))
-    if "question" not in cols or not {"answer", "sentence"} & cols:
-        raise unknown(path, rows, DBQA_SCHEMAS)
-    labelled = "label" in cols
+    schema_of(path, rows, DBQA_SCHEMAS)
+    labelled = "label" in columns(rows)
     groups: list[Group] = []
     key = None
     for n, row in enumerate(rows, 1):
-        question, sentence = str(row.get("question") or ""), str(pick(row, "answer", "sentence") or "")
-        label = row.get("label")
-        if labelled and str(label) not in ("0", "1"):
-            raise UserError(f"{path}: row {n}: label {label!r} is not 0 or 1")
+        question, sentence = text(row, "question", strip=False), text(row, "answer", "sentence", strip=False)
+        label = binary(row.get("label"))
+        if labelled and label is None:
+            raise UserError(f"{path}: row {n}: label {row.get('label')!r} is not 0 or 1")
         this = (row.get("question_id"), question)
         if not groups or this != key:
             groups.append(Group(question, [], [] if labelled else None, n))
             key = this
         groups[-1].texts.append(sentence)
-        if labelled:
-            groups[-1].labels.append(int(str(label)))  # type: ignore[union-attr]  # labelled: a list
+        if label is not None and labelled:
+            groups[-1].labels.append(label)  # type: ignore[union-attr]  # labelled: a list
     return some(path, groups)
 
 
@@ -239,7 +282,9 @@ def dbqa_gold(path: str) -> list[Group]:
 
 # --- qac (SQuAD 2.0) ---------------------------------------------------------------------------------------
 
-QAC_SCHEMAS = ["SQuAD 2.0 (id, title, context, question, answers {text, answer_start})"]
+QAC_SCHEMAS = [Schema("SQuAD 2.0 (id, title, context, question, answers {text, answer_start})",
+                      lambda c: "question" in c and bool({"context", "answers"} & c), gold=("answers",),
+                      reads=("title", "context", "question"))]
 
 
 def _squad_answers(path: str, n: int, value: Any) -> list[list[str]]:
@@ -254,12 +299,10 @@ def _squad_answers(path: str, n: int, value: Any) -> list[list[str]]:
 
 def _squad_rows(path: str) -> tuple[list[Row], bool]:
     rows = read_rows(path)
-    cols = set(columns(rows))
-    if "question" not in cols or not {"context", "answers"} & cols:
-        raise unknown(path, rows, QAC_SCHEMAS)
+    schema_of(path, rows, QAC_SCHEMAS)
     if not rows:
         raise UserError(f"{path}: no rows")
-    return rows, "answers" in cols
+    return rows, "answers" in columns(rows)
 
 
 def qac_items(path: str) -> list[tuple[str, str, list[list[str]] | None]]:
@@ -290,11 +333,8 @@ def qac_gold(path: str) -> dict[str, Any]:
 
 # --- datasearch (WikiTableQuestions) -----------------------------------------------------------------------
 
-DATASEARCH_SCHEMAS = ["WikiTableQuestions (id, question, table {header, rows, name}, answers)"]
-
-
-def _is_wtq(cols: set[str]) -> bool:
-    return {"question", "table"} <= cols
+DATASEARCH_SCHEMAS = [Schema("WikiTableQuestions (id, question, table {header, rows, name}, answers)",
+                             lambda c: {"question", "table"} <= c, gold=("answers",), reads=("question", "table"))]
 
 
 def _wtq_table(path: str, n: int, qid: str, table: Any) -> tuple[list[str], list[list[str]], str]:
@@ -317,8 +357,7 @@ def datasearch_tables(path: str) -> tuple[dict[str, Any], dict[str, dict[str, An
     import io
     from .datasearch.formats import Question as DSQuestion
     rows = read_rows(path)
-    if not _is_wtq(set(columns(rows))):
-        raise unknown(path, rows, DATASEARCH_SCHEMAS)
+    schema_of(path, rows, DATASEARCH_SCHEMAS)
     questions: dict[str, Any] = {}
     records: dict[str, dict[str, Any]] = {}
     files: dict[str, bytes] = {}
@@ -362,13 +401,12 @@ def datasearch_gold(path: str) -> dict[str, list[str]]:
     """{qid: [acceptable answer]} of a WikiTableQuestions file: its answers (the values of one answer; a list
     of several is one answer, its values joined by ', ')."""
     rows = read_rows(path)
-    if not _is_wtq(set(columns(rows))):
-        raise unknown(path, rows, DATASEARCH_SCHEMAS)
+    schema_of(path, rows, DATASEARCH_SCHEMAS)
     if "answers" not in columns(rows):
         raise NoGold(f"{path}: no answers column (fix: pass the file with answers as --gold)")
     gold: dict[str, list[str]] = {}
     for n, row in enumerate(rows, 1):
-        qid = str(row["id"]).strip() if row.get("id") not in (None, "") else str(n)
+        qid = row_id(row, n)
         answers = row.get("answers")
         values = [str(a).strip() for a in answers] if isinstance(answers, list) else []
         if not values or not all(values):

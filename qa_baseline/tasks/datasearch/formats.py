@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from ...errors import UserError, at
 from ...fileio import write_lines
 from ...scoring.metrics import Answered, Scores, score_questions
-from ...scoring.validate import Errors, SubmissionFile, gold_lines
+from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape
 from ...textio import text_lines
 
 SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
@@ -43,7 +43,8 @@ def write_submission(path: str, answers: Mapping[str, str], description: str = "
 
 def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, str]:
     """{qid: answer}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold, line="QID<TAB>ANSWER, after a first line <SYSDESC>...</SYSDESC>")
+    sub = SubmissionFile(path, errors, gold, line="QID<TAB>ANSWER, after a first line <SYSDESC>...</SYSDESC>",
+                         shape=SHAPE)
     answers: dict[str, str] = {}
     lines = list(sub.lines())
     if lines and SYSDESC.fullmatch(lines[0][1]):
@@ -62,6 +63,11 @@ def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) ->
 def score(gold: Mapping[str, list[str]], answers: Mapping[str, str]) -> Scores:
     return score_questions(("EM", "token_F1"),
                            [Answered(answers[qid], acceptable) for qid, acceptable in gold.items()])
+
+
+def gold_rows(gold: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """(qid, its acceptable answers) in the order score lists the questions."""
+    return [(qid, " | ".join(answers)) for qid, answers in gold.items()]
 
 
 Question = collections.namedtuple("Question", "id question dataset")
@@ -86,3 +92,8 @@ def read_questions(path: str) -> dict[str, Question]:
     if not out:
         raise UserError(f"{path}: no questions (fix: write one line per question: qid<TAB>question[<TAB>dataset_id])")
     return out
+
+
+# told from other tasks' submissions (scoring.validate.Shape): the first line
+SHAPE = shape("datasearch", "a <SYSDESC>...</SYSDESC> line, then QID<TAB>ANSWER lines",
+              lambda lines: bool(SYSDESC.fullmatch(lines[0])))

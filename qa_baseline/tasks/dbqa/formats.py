@@ -17,7 +17,7 @@ from ...fileio import write_lines
 from ...hints import plural
 from ...rankers.base import Candidates as Group  # query = the question, texts = its candidate sentences
 from ...scoring.metrics import Judged, Scores, rank_by_score, score_questions
-from ...scoring.validate import Errors, SubmissionFile, gold_lines
+from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape
 
 
 def read(path: str) -> list[Group]:
@@ -71,7 +71,7 @@ def write_submission(path: str, scores: Iterable[float]) -> None:
 
 def read_submission(path: str, groups: Iterable[Group], errors: Errors) -> list[float | None]:
     """The scores, one per line; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, line="a score per line of the test file, in its order, e.g. 0.5")
+    sub = SubmissionFile(path, errors, line="a score per line of the test file, in its order, e.g. 0.5", shape=SHAPE)
     scores = [sub.number(n, text) for n, text in sub.lines()]
     expected = sum(len(g.texts) for g in groups)
     if len(scores) != expected:
@@ -91,8 +91,25 @@ def score(groups: Iterable[Group], scores: Sequence[float]) -> Scores:
     return score_questions(("MRR", "MAP", "ACC@1"), judged)
 
 
+def gold_rows(groups: Iterable[Group]) -> list[tuple[str, str]]:
+    """(question, how many of its sentences are right) in the order score lists the questions."""
+    return [(g.query, f"{sum(g.labels or [])} of {len(g.texts)} sentences") for g in groups]
+
+
 def write_gold(f: TextIO, groups: Iterable[Group]) -> None:
     """GROUPS as DBQA lines (with labels when they have them) into the open file F."""
     for g in groups:
         for i, s in enumerate(g.texts):
             f.write("\t".join([g.query, s] + ([str(g.labels[i])] if g.labels else [])) + "\n")
+
+
+def _scores(lines: list[str]) -> bool:
+    """Whether LINES are numbers, one a line: the submission's shape."""
+    try:
+        list(map(float, lines))
+    except ValueError:
+        return False
+    return True
+
+
+SHAPE = shape("dbqa", "one score per line", _scores)  # told from other tasks' submissions (scoring.validate.Shape)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ...errors import NoGold, UserError
 from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, score_questions
-from ...scoring.validate import Errors, Report, SubmissionFile, gold_error, gold_lines
+from ...scoring.validate import Errors, Report, SubmissionFile, gold_error, gold_lines, shape
 
 SEP = " ||| "
 Item = namedtuple("Item", "question answers line")
@@ -80,7 +80,7 @@ def write_submission(path: str, items: Mapping[str, tuple[str, Sequence[str]]]) 
 
 def read_submission(path: str, gold: Mapping[str, Item], errors: Errors) -> dict[str, Item]:
     """{id: Item}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT, shape=SHAPE)
     items = parse(sub.lines(), sub.error)
     for qid, item in items.items():
         if sub.take(item.line, qid) and item.question != gold[qid].question:
@@ -93,6 +93,11 @@ def read_submission(path: str, gold: Mapping[str, Item], errors: Errors) -> dict
 def score(gold: Mapping[str, Item], items: Mapping[str, Item]) -> Scores:
     judged = [Judged.answer_set(items[qid].answers, item.answers) for qid, item in gold.items()]
     return score_questions(("precision", "recall", "F1"), judged)
+
+
+def gold_rows(gold: Mapping[str, Item]) -> list[tuple[str, str]]:
+    """(id, the gold answers) in the order score lists the questions."""
+    return [(qid, SEP.join(item.answers)) for qid, item in gold.items()]
 
 
 ANY_TAG = re.compile(r"<(question|triple|answer) id=([^>]*)>\t?(.*)")
@@ -129,3 +134,8 @@ def read_questions(path: str) -> dict[str, Item]:
     if not items:
         raise UserError(f"{path}: no <question id=N> lines (fix: write each question as <question id=N>\\tquestion)")
     return items
+
+
+# told from other tasks' submissions (scoring.validate.Shape): tagged lines and ===== separators
+SHAPE = shape("kbqa", "<question id=N> and <answer id=N> lines",
+              lambda lines: all(ANY_TAG.match(line) or not line.strip("= ") for line in lines))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ...errors import NoGold, UserError, at
 from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, score_questions, summarise
-from ...scoring.validate import Errors, SubmissionFile
+from ...scoring.validate import Errors, SubmissionFile, shape
 from ...textio import text_lines
 
 LABELS = "ABCD"
@@ -96,7 +96,7 @@ def read_gold(path: str) -> list[Question]:
 
 def read_submission(path: str, questions: Iterable[Question], errors: Errors) -> dict[str, str]:
     """{id: label} of an `id,X` submission; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, [q.id for q in questions], line="id,X (X one of A, B, C, D)")
+    sub = SubmissionFile(path, errors, [q.id for q in questions], line="id,X (X one of A, B, C, D)", shape=SHAPE)
     answers = {}
     for n, text in sub.lines():
         fields = sub.fields(n, text, 2, "id,X", sep=",")
@@ -114,6 +114,11 @@ def score(questions: Iterable[Question], answers: Mapping[str, str]) -> Scores:
     return score_questions(("accuracy",), [Judged.binary([int(answers.get(q.id) == q.gold)], 1) for q in questions])
 
 
+def gold_rows(questions: Iterable[Question]) -> list[tuple[str, str]]:
+    """(id, gold letter) in the order score lists the questions."""
+    return [(q.id, q.gold) for q in questions]
+
+
 def score_files(files: Iterable[tuple[str, str, Sequence[Question], Mapping[str, str]]]) -> Scores:
     """Accuracy over all questions, per language when there are several, per file when there are several;
     FILES: (lang, name, questions, answers) tuples."""
@@ -127,3 +132,12 @@ def score_files(files: Iterable[tuple[str, str, Sequence[Question], Mapping[str,
         by_file[f"accuracy[{name}]"] = values
     return summarise({"accuracy": pooled, **(by_lang if len(by_lang) > 1 else {}),
                       **(by_file if len(by_file) > 1 else {})})
+
+
+def _answer_lines(lines: list[str]) -> bool:
+    """Whether LINES are `id,X` lines, X one letter: the submission's shape."""
+    return all("\t" not in line and len(fields := line.split(",")) == 2 and len(fields[1].strip()) == 1
+               and fields[1].strip().isalpha() for line in lines)
+
+
+SHAPE = shape("mcqa", "id,X lines", _answer_lines)  # told from other tasks' submissions (scoring.validate.Shape)

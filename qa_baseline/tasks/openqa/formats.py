@@ -17,10 +17,10 @@ from xml.etree.ElementTree import ParseError
 import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
 
-from ...errors import NoGold, UserError, at
+from ...errors import NoGold, UserError, at, unread
 from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions
-from ...scoring.validate import Errors, SubmissionFile
+from ...scoring.validate import Errors, SubmissionFile, shape
 from ...textio import looks_like, text_lines
 
 MAX_ANSWERS = 5
@@ -30,7 +30,8 @@ PAIR = '<QAPair id="QID"><question id="QID">...</question><answer id="1">...</an
 
 def parse_pairs(path: str) -> list[tuple[str, str, list[str]]]:
     """(QID, question, [acceptable answers]) of each <QAPair>, in file order. Parsed with defusedxml: DOCTYPE
-    and entity declarations (entity expansion, external entities) are refused."""
+    and entity declarations (entity expansion, external entities) are refused. Answers in elements of other
+    names (<Answer>, <answers>: errors.unread) are a UserError at the first, never a file without gold."""
     text = "".join(line for _, line in text_lines(path))
     # a root of our own around the pairs keeps line numbers: the XML declaration has no newline
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
@@ -59,6 +60,11 @@ def parse_pairs(path: str) -> list[tuple[str, str, list[str]]]:
                       [a.text.strip() for a in pair.iter("answer") if a.text and a.text.strip()]))
     if not pairs:
         raise UserError(f"{path}: no <QAPair> elements (fix: write each question as {PAIR})")
+    tags = list(dict.fromkeys(e.tag for pair in root.iter("QAPair") for e in pair.iter() if e is not pair))
+    lines = {tag: text.count("\n", 0, max(text.find(f"<{tag}"), 0)) + 1 for tag in tags}
+    error = unread(path, lines, "<QAPair> elements", tags, ("question",), (), ("answer",), PAIR)
+    if error:
+        raise error
     return pairs
 
 
@@ -85,7 +91,7 @@ def write_submission(path: str, answers: Mapping[str, Sequence[str]], system: st
 
 def read_submission(path: str, gold: Mapping[str, list[str]], errors: Errors) -> dict[str, list[str]]:
     """{QID: [answers]}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT, shape=SHAPE)
     answers: dict[str, list[str]] = {}
     system: tuple[str, int] | None = None
     for n, text in sub.lines():
@@ -118,3 +124,18 @@ def score(gold: Mapping[str, list[str]], answers: Mapping[str, Sequence[str]]) -
               for qid, acceptable in gold.items()]
     return score_questions(("MRR", *(f"accuracy@{k}" for k in range(1, MAX_ANSWERS + 1)), "has_answer_accuracy"),
                            judged)
+
+
+def gold_rows(gold: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """(QID, its acceptable answers) in the order score lists the questions."""
+    return [(qid, " | ".join(acceptable)) for qid, acceptable in gold.items()]
+
+
+def _answer_lines(lines: list[str]) -> bool:
+    """Whether LINES are `System<TAB>QID<TAB>True|False<TAB>N...` lines: the submission's shape."""
+    return all(len(fields := line.split("\t")) >= 4 and fields[2] in ("True", "False") and fields[3].isdigit()
+               for line in lines)
+
+
+# told from other tasks' submissions (scoring.validate.Shape)
+SHAPE = shape("openqa-en", "System<TAB>QID<TAB>True|False<TAB>N<TAB>answers lines", _answer_lines)

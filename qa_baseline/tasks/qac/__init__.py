@@ -51,5 +51,8 @@ class QAC(Task[QACSettings]):
     def score(self, gold: Mapping[str, Gold], submission: Mapping[str, list[tuple[str, ...]]]) -> Scores:
         return formats.score(gold, submission, task=self.number)
 
+    def gold_rows(self, gold: Mapping[str, Gold]) -> list[tuple[str, str]]:
+        return formats.gold_rows(gold, task=self.number)
+
     def predict(self, items: Mapping[str, Question], components: Mapping[str, Any], settings: QACSettings) -> Prediction:
         return pipeline.predict(items, components, settings, task=self.number)

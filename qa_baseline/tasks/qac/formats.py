@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ...errors import NoGold, UserError, at
+from ...errors import NoGold, UserError, at, unread
 from ...fileio import write_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions, summarise, values
-from ...scoring.validate import Errors, SubmissionFile, gold_lines
+from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape
 
 TASK1_MAX = 5
 Gold = namedtuple("Gold", "answers docs followup")  # followup: a series question after its first
@@ -41,10 +41,25 @@ def _json_list(path: str, n: int, text: str, depth: int) -> list[Any]:
     return value
 
 
+GOLD = ("answers_json", "has_answer")  # the gold's columns; then the questions', the documents' and the series'
+READS = ("qid", "question", "answer_type", "gold_doc_ids_json", "source_doc_id", "series_id", "prev_qids_json", "source")
+
+
+def read_header(path: str, lines: Iterator[tuple[int, str]]) -> list[str]:
+    """The header's column names (the first of LINES); a UserError when they hold answers under names the
+    readers do not read (an `answer` column: errors.unread), which would make a run without scores."""
+    names = next(lines, (1, ""))[1].split("\t")
+    error = unread(path, 1, "columns", names, READS, (), GOLD,
+                   "qid, question, answers_json (a JSON list of answers, each a list of spellings), has_answer")
+    if error:
+        raise error
+    return names
+
+
 def read_gold(path: str) -> dict[str, Gold]:
     """{qid: Gold(answers, docs)} in file order."""
     lines = gold_lines(path)
-    header = next(lines, (1, ""))[1].split("\t")
+    header = read_header(path, lines)
     if not {"answers_json", "has_answer"} & set(header):
         raise NoGold(f"{path}: no gold (the header names no answers_json and has_answer columns) (fix: pass the "
                      "file with answers as --gold)")
@@ -83,7 +98,7 @@ def read_questions(path: str) -> list[Question]:
     columns are not read. A wrong field count, an empty question, a duplicate qid or a prev qid that is not
     an earlier question is FILE:LINE: what is wrong."""
     lines = gold_lines(path)
-    header = next(lines, (1, ""))[1].split("\t")
+    header = read_header(path, lines)
     if not {"qid", "question"} <= set(header):
         raise at(path, 1, "the header must name the columns qid and question (tab-separated)")
     questions: list[Question] = []
@@ -118,7 +133,7 @@ def write_submission(path: str, answers: Mapping[str, Sequence[tuple[str, str]]]
 
 def read_submission(path: str, gold: Mapping[str, Gold], errors: Errors, task: int = 1) -> dict[str, list[tuple[str, ...]]]:
     """{qid: [(answer, doc)]}; problems go to ERRORS."""
-    sub = SubmissionFile(path, errors, gold, line=LAYOUT)
+    sub = SubmissionFile(path, errors, gold, line=LAYOUT, shape=SHAPE)
     answers = {}
     for n, text in sub.lines():
         fields = text.split("\t")
@@ -145,5 +160,26 @@ def score(gold: Mapping[str, Gold], answers: Mapping[str, Sequence[tuple[str, ..
         if any(g.docs for g in gold.values()):
             per_question["MRR_supported"] = values("MRR_supported", judged(lambda g, doc: doc in g.docs))
         return summarise(per_question)
-    series = task != 2 and any(g.followup for g in gold.values())
-    return score_questions(("AFM",), [q for q, g in zip(judged(), gold.values()) if g.followup or not series])
+    keep = set(scored(gold, task))
+    return score_questions(("AFM",), [q for q, qid in zip(judged(), gold) if qid in keep])
+
+
+def scored(gold: Mapping[str, Gold], task: int) -> list[str]:
+    """The qids TASK's score counts, in order: every question; for task 3 with series, the follow-ups only."""
+    series = task == 3 and any(g.followup for g in gold.values())
+    return [qid for qid, g in gold.items() if g.followup or not series]
+
+
+def gold_rows(gold: Mapping[str, Gold], task: int = 1) -> list[tuple[str, str]]:
+    """(qid, its answers, one spelling each; `(no answer)` for none) in the order score lists the questions."""
+    return [(qid, " | ".join(a[0] for a in gold[qid].answers) or "(no answer)") for qid in scored(gold, task)]
+
+
+def _ranked(line: str) -> bool:
+    """Whether LINE is `QID<TAB>N` and N answer<TAB>doc pairs: the submission's shape."""
+    fields = line.split("\t")
+    return len(fields) >= 2 and fields[1].isascii() and fields[1].isdigit() and len(fields) == 2 + 2 * int(fields[1])
+
+
+# told from other tasks' submissions (scoring.validate.Shape)
+SHAPE = shape("qac", "QID<TAB>N<TAB>answer<TAB>doc... lines", lambda lines: all(map(_ranked, lines)))
