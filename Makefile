@@ -42,60 +42,30 @@ $(BASELINE): $(VITAL) $(SOURCES) $(MCQA_EN_DATA) $(wildcard $(INDEXES)/vital-en/
 	$(PY) -m qa_baseline.run --task mcqa-en > $@.tmp || { rm -f $@.tmp; exit 1; }
 	mv $@.tmp $@
 
-# Every row of the README's results (needs ../shared/data; the dense indexes of shared-en take ~40 min on 2 cores).
+# paper-example's data
 EN_DEV := ../shared/data/tasks/mcqa-en/ai2-science-ai2-8thgr-ndmc-feb2016-dev.csv ../shared/data/tasks/mcqa-en/ai2-science-ai2-elementary-ndmc-feb2016-dev.csv
 DBQA   := ../shared/data/tasks/dbqa
-KBQA   := ../shared/data/tasks/kbqa
-QAC    := ../shared/data/tasks/qac
-OPENQA := ../shared/data/tasks/openqa-en
+
+# The figures of the README and docs/results.md: each row of results/results.yaml rerun and compared with the
+# figure it expects (OK / OKish within its tolerance / FAIL / SKIP, one line each; needs ../shared/data). `results`
+# first builds every index the rows need (the dense ones of shared-en and shared-zh take ~45 and ~35 min on 2
+# cores); `results-quick` reruns the rows under a minute, building only the indexes of at most 5 minutes.
+# `$(PY) results/check.py --write-docs` regenerates docs/results.md and the README's table from the file.
+.PHONY: results-quick
 results: install
-	$(PY) -m qa_baseline.index --corpus vital-en --corpus shared-en --corpus shared-zh
-	$(PY) -m qa_baseline.index --corpus shared-zh --analyzer jieba
-	$(PY) -m qa_baseline.index --corpus shared-zh --dense e5-small
-	$(PY) -m qa_baseline.index --corpus shared-zh --dense use-m3
-	for f in ../shared/data/tasks/mcqa-en/*.csv; do \
-	  for c in vital-en shared-en; do $(PY) -m qa_baseline.run --task mcqa-en --data $$f --corpus $$c || exit 1; done; done
-	for f in ../shared/data/tasks/mcqa-zh/*.csv; do \
-	  for a in cjk jieba; do $(PY) -m qa_baseline.run --task mcqa-zh --data $$f --analyzer $$a || exit 1; done; done
-	for f in $(EN_DEV); do for c in vital-en shared-en; do \
-	  for r in "dense" "hybrid" "hybrid --fusion weighted"; do \
-	    $(PY) -m qa_baseline.run --task mcqa-en --data $$f --corpus $$c --retriever $$r || exit 1; done; done; done
-	for f in ../shared/data/tasks/mcqa-zh/*.csv; do \
-	  for r in "dense --encoder e5-small" "dense --encoder use-m3" "hybrid" "hybrid --fusion weighted"; do \
-	    $(PY) -m qa_baseline.run --task mcqa-zh --data $$f --retriever $$r || exit 1; done; done
-	for r in bm25 overlap dense cross "learned --train $(DBQA)/en-wikiqa-train.tsv" \
-	    "learned --train $(DBQA)/en-wikiqa-train.tsv --features bm25,overlap,dense" \
-	    "learned --train $(DBQA)/en-wikiqa-train.tsv --features bm25,overlap,cross"; do \
-	  $(PY) -m qa_baseline.run --task dbqa --data $(DBQA)/en-wikiqa-dev.tsv --reranker $$r || exit 1; done
-	for t in char bigram jieba; do for r in bm25 overlap learned; do \
-	  $(PY) -m qa_baseline.run --task dbqa --data $(DBQA)/zh-cmrc2018-trial.tsv --allow-empty --holdout 5 \
-	    --tokens $$t --reranker $$r || exit 1; done; done
-	$(PY) -m qa_baseline.run --task dbqa --data $(DBQA)/zh-cmrc2018-trial.tsv --allow-empty --holdout 5 --reranker dense
-	$(PY) -m qa_baseline.index --kb $(KBQA)/nlpcc-kbqa-mini.kb --on-bad-record skip
-	for t in "--train $(KBQA)/nlpcc-iccpol-2016.kbqa.training-data" ""; do \
-	  $(PY) -m qa_baseline.run --task kbqa --data $(KBQA)/nlpcc-iccpol-2016.kbqa.testing-data \
-	    --kb $(KBQA)/nlpcc-kbqa-mini.kb --kb-name mini-KB $$t || exit 1; done
-	$(PY) -m qa_baseline.run --task datasearch --data ../shared/data/tasks/datasearch/wtq-dev/questions.tsv \
-	  --collection ../shared/data/tasks/datasearch/wtq-dev
-	$(PY) bench/datasearch_quality.py
-	$(PY) -m qa_baseline.index --corpus ja-qac
-	$(PY) -m qa_baseline.run --task qac-1 --data $(QAC)/ja-task1-dev.tsv --corpus ja-qac --folds 5
-	$(PY) -m qa_baseline.run --task qac-2 --data $(QAC)/ja-task2-dev.tsv --corpus ja-qac --folds 5
-	$(PY) -m qa_baseline.run --task qac-3 --data $(QAC)/task3-dev.tsv --corpus shared-en --folds 5
-	$(PY) -m qa_baseline.index --corpus ../shared/data/corpora/en/squad2-dev-3articles.jsonl.gz
-	$(PY) -m qa_baseline.run --task qac-2 --data $(QAC)/en-squad2-noanswer-dev.tsv \
-	  --corpus ../shared/data/corpora/en/squad2-dev-3articles.jsonl.gz --folds 5
-	$(PY) -m qa_baseline.answers.trecqa $(OPENQA)/trecqa-sentences-dev.xml $(OPENQA)/trecqa-sentences-train.xml \
-	  runs/corpora/trecqa-sentences.jsonl
-	$(PY) -m qa_baseline.index --corpus runs/corpora/trecqa-sentences.jsonl
-	$(PY) -m qa_baseline.index --corpus shared-en --dense bge-small  # openqa-en's default retriever (~13 min)
-	for c in "shared-en" "runs/corpora/trecqa-sentences.jsonl --retriever bm25"; do \
-	  for t in "" "--train $(OPENQA)/trecqa-train.xml"; do \
-	  $(PY) -m qa_baseline.run --task openqa-en --data $(OPENQA)/trecqa-dev.xml --corpus $$c $$t || exit 1; done; done
+	$(PY) results/check.py --build
+
+results-quick: install
+	$(PY) results/check.py --quick --build 5
 
 # The overview-paper table (with 95% bootstrap intervals) from every row saved under runs/.
 report: install
 	$(PY) -m qa_baseline.report runs --format md
+
+# The command reference, docs/reference/*.md, from each command's own --help (tests/test_docs.py checks it is current).
+.PHONY: reference
+reference: install
+	$(PY) docs/reference/make.py
 
 test: install
 	$(PY) -m mypy
@@ -121,8 +91,8 @@ paper-example: install
 	  $(PY) -m qa_baseline.run --task dbqa --data $(DBQA)/en-wikiqa-dev.tsv --reranker $$r \
 	    --out $(EXAMPLE)/dbqa-$$(echo $$r | cut -d' ' -f1) || exit 1; done
 	mkdir -p $(EXAMPLE)/tex
-	$(PY) -m qa_baseline.report $(EXAMPLE) --format latex --plot docs/figure-baselines.png > $(EXAMPLE)/tex/report.tex
-	sed '/Reproducibility manifest/,$$d' $(EXAMPLE)/tex/report.tex > $(EXAMPLE)/tex/tables.tex  # the tables alone
+	$(PY) -m qa_baseline.report $(EXAMPLE) --format latex --no-manifest --plot docs/figure-baselines.png \
+	  > $(EXAMPLE)/tex/tables.tex  # the tables alone
 	printf '%s\n' '\documentclass[twocolumn]{article}' '\usepackage{booktabs,graphicx}' '\pagestyle{empty}' \
 	  '\begin{document}' '\input{tables}' '\end{document}' > $(EXAMPLE)/tex/paper.tex
 	cd $(EXAMPLE)/tex && pdflatex -interaction=nonstopmode -halt-on-error paper.tex > /dev/null

@@ -72,9 +72,9 @@ def task_settings(task_id):
     """(Task, its Settings, default data file) as `python -m qa_baseline.run --task TASK_ID` makes them: the
     Settings defaults, then the task config TASK_ID.yaml; the first existing file of its `data`."""
     from qa_baseline import tasks
-    from qa_baseline.config import task_config
+    from qa_baseline.core.config import task_config
     from qa_baseline.run import default_data
-    from qa_baseline.settings import make_settings
+    from qa_baseline.core.settings import make_settings
     task = tasks.get(task_id)
     config = task_config(task_id)
     data = config.pop("data", None)

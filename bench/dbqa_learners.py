@@ -1,4 +1,4 @@
-"""DBQA's learned reranker, logistic regression against LambdaMART (qa_baseline/learning.py kinds), side by side
+"""DBQA's learned reranker, logistic regression against LambdaMART (qa_baseline/rankers/learning.py kinds), side by side
 on the same features: fitted on ../shared/data/tasks/dbqa/en-wikiqa-train.tsv (873 questions, 8,672 pairs),
 scored on en-wikiqa-dev.tsv (126 questions, 1,130 pairs), MRR / MAP / ACC@1 by the task's own scorer.
 
@@ -16,7 +16,8 @@ import time
 import numpy as np
 from _common import data_dir, load_info, table
 
-from qa_baseline import jvm, learning
+from qa_baseline.lucene import jvm
+from qa_baseline.rankers import learning
 from qa_baseline.rankers import make
 from qa_baseline.rankers.learned import MODELS
 from qa_baseline.rankers.tokens import Text

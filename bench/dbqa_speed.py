@@ -15,7 +15,7 @@ import time
 
 from _common import data_dir, load_info, median, result_line, spread, table
 
-from qa_baseline import jvm
+from qa_baseline.lucene import jvm
 from qa_baseline.rankers import RANKERS, make
 from qa_baseline.tasks.dbqa import formats
 

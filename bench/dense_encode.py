@@ -12,7 +12,7 @@ all-MiniLM-L6-v2 on the CPU, alternating the routes in one warm process, --repea
               as a streaming encoder that does not bucket would call it
 Vectors of all routes are compared with st's (max abs difference, minimum cosine). Targets: ours >= 1.2x st;
 onnx >= 1.5x st with cosine >= 0.9999 to st's vectors.
-Memory: qa_baseline.index.dense.encode_shards over synthetic corpora of N short passages (Vital Articles
+Memory: qa_baseline.indexes.dense.encode_shards over synthetic corpora of N short passages (Vital Articles
 leads cut to 200 characters, repeated with fresh ids) with --shard-size, each in its own child process;
 peak RSS must not grow with N (target: largest N <= 1.1x smallest).
 
@@ -28,9 +28,9 @@ import time
 from _common import PYTHON, load_info, median, result_line, run_child, spread, table, verdict
 
 ENCODE = """import sys, time
-from qa_baseline.index.dense import encode_shards
+from qa_baseline.indexes.dense import encode_shards
 from qa_baseline.encoders import load_encoder
-from qa_baseline.errors import Problems
+from qa_baseline.core.errors import Problems
 cfg = {"name": "bench", "lang": "en", "title_in_contents": True, "sources": [{"reader": "jsonl", "file": sys.argv[1]}]}
 t0 = time.perf_counter()
 n = encode_shards(cfg, load_encoder("minilm"), sys.argv[2], int(sys.argv[3]), Problems("stop"), progress=False)
@@ -39,10 +39,10 @@ print(n, time.perf_counter() - t0)
 
 
 def passages(limit):
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     from qa_baseline.corpus import read_corpus
-    from qa_baseline.errors import Problems
-    from qa_baseline.index.layout import passage_text
+    from qa_baseline.core.errors import Problems
+    from qa_baseline.indexes.layout import passage_text
     cfg = corpus_config("shared-en")
     out = []
     for p in read_corpus(cfg, Problems("stop")):
@@ -91,9 +91,9 @@ def speed(args):
 
 
 def memory(args):
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     from qa_baseline.corpus import read_corpus
-    from qa_baseline.errors import Problems
+    from qa_baseline.core.errors import Problems
     base = [p for p in read_corpus(corpus_config("vital-en"), Problems("stop"))]
     rows, peaks = [], []
     with tempfile.TemporaryDirectory() as tmp:

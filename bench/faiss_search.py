@@ -3,7 +3,7 @@
 Vectors: the shards of a built dense index (default indexes/shared-en/dense-minilm; build it with
 `.venv/bin/python -m qa_baseline.index --corpus shared-en --dense minilm`). Queries: the MCQA queries
 (question + " " + option) of ai2-science 8thgr-train, encoded with the index's encoder. Each type is built as
-qa_baseline.index.dense.build_faiss builds it (flat; hnsw M=32 efConstruction=80; ivfpq nlist ~4 sqrt(n),
+qa_baseline.indexes.dense.build_faiss builds it (flat; hnsw M=32 efConstruction=80; ivfpq nlist ~4 sqrt(n),
 dim/8 x 8-bit codes), then searched at k=10 with its default search setting and a few others, in batches of
 all queries, --repeats times (median). Recall@10 = |top-10 ∩ exact top-10| / 10, averaged over queries.
 
@@ -26,9 +26,9 @@ def main():
     ap.add_argument("--encoder", default="minilm")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.dense import build_faiss
-    from qa_baseline.index.layout import dense_dir
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.dense import build_faiss
+    from qa_baseline.indexes.layout import dense_dir
     from qa_baseline.encoders import load_encoder
     from qa_baseline.tasks.mcqa import formats
     folder = dense_dir(corpus_config(args.corpus), args.encoder)

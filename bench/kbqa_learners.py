@@ -24,7 +24,7 @@ def main():
     kb_file = os.path.join(folder, "nlpcc-kbqa-mini.kb")
     work = tempfile.mkdtemp(prefix="bench-kbqa-")
     os.environ.update({"QA_BASELINE_INDEXES": os.path.join(work, "indexes"), "QA_BASELINE_PROGRESS": "off"})
-    from qa_baseline.index.kb import open_kb
+    from qa_baseline.indexes.kb import open_kb
     from qa_baseline.kb.predicates import LEARNERS, Ranker, train
     from qa_baseline.tasks.kbqa import formats
     try:

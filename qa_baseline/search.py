@@ -5,13 +5,13 @@ Topics: one `qid<TAB>query` per line (UTF-8). Run lines: `qid Q0 docid rank scor
 import argparse
 from collections.abc import Sequence
 
-from .config import DEFAULT_ANALYZER, corpus_config, known_corpora
-from .errors import UserError, at, cli
-from .hints import prog
+from .core.config import DEFAULT_ANALYZER, corpus_config, known_corpora
+from .core.errors import UserError, at, cli
+from .core.hints import prog
+from .core.settings import add_options, make_settings
+from .core.textio import text_lines
 from .retrievers import open_retriever, write_trec_run
-from .settings import add_options, make_settings
 from .retrievers.base import RetrieverSettings
-from .textio import text_lines
 
 
 def read_topics(path: str) -> tuple[list[str], list[str]]:
@@ -35,8 +35,7 @@ def read_topics(path: str) -> tuple[list[str], list[str]]:
     return qids, queries
 
 
-@cli
-def main(argv: Sequence[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog("search"), description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, help=f"corpus config ({', '.join(known_corpora())}) or corpus file")
     ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file")
@@ -47,6 +46,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--output", help="TREC run file to write (with --topics)")
     ap.add_argument("--k", type=int, default=1000, help="hits per query (default 1000)")
     ap.add_argument("--run-tag", help="the run's name in the last column of the run file (default: the retriever)")
+    return ap
+
+
+@cli
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.topics and not args.output:
         ap.error("--topics needs --output")

@@ -43,8 +43,8 @@ def index_root(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_cfg(index_root):
     """The hand-written six-passage English corpus, indexed."""
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
     build_bm25(cfg)
     return cfg

@@ -14,7 +14,7 @@ from qa_baseline.answers.answer_types import answer_type
 from qa_baseline.answers.features import FEATURES, Candidate, redundancy
 from qa_baseline.answers.passages import Passage
 from qa_baseline.answers.stage import candidate_recall, ceilings
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
 from qa_baseline.scoring.metrics import normalize
 
 

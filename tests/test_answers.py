@@ -9,10 +9,10 @@ import pytest
 
 from conftest import FIXTURES, cli
 from qa_baseline.answers import Extractor, Passage, answer_in_candidates, answer_in_passages, numbers, scorers
-from qa_baseline.answers.features import contained
 from qa_baseline.answers.answer_types import answer_type, choices
+from qa_baseline.answers.features import contained
 from qa_baseline.answers.features import is_option
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
 
 
 # --- rules: numbers, answer types ------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_stage_parses_the_first_passages_and_searches_the_wide_ones(en_corpus, m
     """The stage asks the retriever for WIDE hits, parses only the first PASSAGES and gives the candidates the
     text of all of them."""
     from qa_baseline.answers.stage import ExtractionStage
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
 
     class Ranked:
         asked: list[int] = []
@@ -447,7 +447,7 @@ def test_has_answer_regularisation_is_chosen_on_held_out_folds():
     models, fitted on 4 folds, decide the fifth best, and it decides them better than C = 1."""
     from functools import partial
     import numpy as np
-    from qa_baseline import learning
+    from qa_baseline.rankers import learning
     from qa_baseline.answers.features import FEATURES
     rng = np.random.default_rng(0)
     noise = [k for k in FEATURES if k not in ("evidence", "question_match")][:30]
@@ -494,9 +494,9 @@ def test_learned_scorer_only_where_it_beats_the_rule():
 
 @pytest.fixture(scope="module")
 def en_corpus(index_root):
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.dense import build_dense
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.dense import build_dense
+    from qa_baseline.indexes.lucene import build_bm25
     path = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
     build_bm25(corpus_config(path))
     build_dense(corpus_config(path), "bge-small")  # openqa-en's default retriever (configs/tasks/openqa-en.yaml)
@@ -546,8 +546,8 @@ def test_qac3_follow_ups_use_the_series(en_corpus, tmp_path):
 
 
 def test_qac2_japanese_corpus_file(index_root, tmp_path):
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     corpus = os.path.join(FIXTURES, "answers-corpus-ja.jsonl")
     build_bm25(corpus_config(corpus, "ja"))  # Lucene's JapaneseAnalyzer
     out = tmp_path / "run"

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import jvm
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes.lucene import build_bm25
+from qa_baseline.lucene import jvm
 from qa_baseline.retrievers import open_retriever
-from qa_baseline.config import corpus_config
-from qa_baseline.index.lucene import build_bm25
 from qa_baseline.retrievers.bm25 import BATCH_MAX_K, anserini_scores
 
 

@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import Problems, UserError
 from qa_baseline.corpus import read_corpus
-from qa_baseline.errors import Problems, UserError
 
 
 def jsonl_cfg(path, **source):

@@ -2,9 +2,9 @@
 database; read_corpus finds duplicates on both sides of the move."""
 import json
 
+from qa_baseline.core.errors import Problems
 from qa_baseline.corpus import ids, read_corpus
 from qa_baseline.corpus.ids import UniqueIds
-from qa_baseline.errors import Problems
 
 
 def test_unique_ids_in_memory_then_on_disk():

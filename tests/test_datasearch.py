@@ -10,11 +10,11 @@ import tarfile
 import pytest
 
 from qa_baseline.collection import DataFileError, open_collection, read_tables
-from qa_baseline.collection.readers import decode, sniff_delimiter
 from qa_baseline.collection.metadata_search import MetadataBM25, terms
+from qa_baseline.collection.readers import decode, sniff_delimiter
 from qa_baseline.collection.sources import safe_name
 from qa_baseline.collection.table import from_grid, header_rows
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
 from qa_baseline.scoring.metrics import exact_match
 from qa_baseline.tableqa import question as questions
 from qa_baseline.tableqa.engine import answer

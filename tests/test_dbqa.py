@@ -12,8 +12,8 @@ import pytest
 
 from conftest import FIXTURES, cli
 from qa_baseline import ROOT
-from qa_baseline.errors import UserError
-from qa_baseline.fileio import sha256_file
+from qa_baseline.core.errors import UserError
+from qa_baseline.core.fileio import sha256_file
 from qa_baseline.rankers import make
 from qa_baseline.rankers.tokens import Text, bigrams, char_units, chars, detect_lang
 from qa_baseline.tasks.dbqa import formats as dbqa, pipeline as dbqa_pipeline

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.index.dense import build_dense
-from qa_baseline.index.layout import dense_dir, dense_time
+from qa_baseline.core.errors import UserError
 from qa_baseline.encoders import load_cross_encoder, load_encoder
-from qa_baseline.errors import UserError
+from qa_baseline.indexes.dense import build_dense
+from qa_baseline.indexes.layout import dense_dir, dense_time
 from qa_baseline.retrievers import open_retriever, write_trec_run
 from qa_baseline.retrievers.hybrid import rrf, weighted
 
@@ -81,7 +81,7 @@ def test_interrupted_build_resumes_without_re_encoding(tiny_cfg, tmp_path, monke
 
 
 def test_freshness_is_known_without_loading_the_model(tiny_cfg, tmp_path, monkeypatch):
-    from qa_baseline.index import dense
+    from qa_baseline.indexes import dense
     folder = build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path))
     monkeypatch.setattr(dense, "load_encoder", lambda *a: pytest.fail("the model was loaded"))
     assert build_dense(tiny_cfg, "minilm", shard_size=2, root=str(tmp_path)) == folder
@@ -249,7 +249,7 @@ def test_in_batches_orders_results_and_stops_on_an_error():
 def test_a_measured_build_rate_does_not_decide_the_vectors():
     """An encoder config's `build_rate` (for the hints' estimates) is no part of what an index is checked
     against: measuring it again never asks for a rebuild; its batch size (int8 bge-small: 1) is."""
-    from qa_baseline.config import encoder_config
+    from qa_baseline.core.config import encoder_config
     from qa_baseline.encoders.base import decides
     cfg = encoder_config("bge-small")
     unmeasured = {k: v for k, v in cfg.items() if k != "build_rate"}

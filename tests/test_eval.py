@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.scoring import metrics as M, trec_eval as trec
-from qa_baseline.errors import UserError
+from qa_baseline import eval as eval_cli
+from qa_baseline.core.errors import UserError
 from qa_baseline.retrievers import write_trec_run
+from qa_baseline.scoring import metrics as M, trec_eval as trec
 
 RUN, QRELS = os.path.join(FIXTURES, "eval", "run.trec"), os.path.join(FIXTURES, "eval", "qrels.txt")
 
@@ -105,7 +106,7 @@ def test_search_run_files_evaluate(tmp_path, capsys):
     """What `python -m qa_baseline.search --output` writes is what eval reads (scores to 6 decimals)."""
     path = str(tmp_path / "run.trec")
     write_trec_run(path, ["q1", "q2"], [[("d3", 2.5), ("d9", 1.25)], [("d5", 0.5)]], "bm25")
-    assert trec.main([path, QRELS, "-m", "map", "-m", "num_rel_ret"]) == 0
+    assert eval_cli.main([path, QRELS, "-m", "map", "-m", "num_rel_ret"]) == 0
     assert capsys.readouterr().out.splitlines() == ["num_rel_ret           \tall\t3",
                                                     "map                   \tall\t0.8333"]  # (2/3 + 1) / 2
 
@@ -123,7 +124,7 @@ def test_errors_are_one_line(tmp_path, capsys, run, qrels, message):
     (tmp_path / "run.trec").write_text(run)
     (tmp_path / "qrels.txt").write_text(qrels)
     with pytest.raises(SystemExit) as e:
-        trec.main([str(tmp_path / "run.trec"), str(tmp_path / "qrels.txt")])
+        eval_cli.main([str(tmp_path / "run.trec"), str(tmp_path / "qrels.txt")])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1 and re.search(message, err), err
 

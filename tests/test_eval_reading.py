@@ -5,9 +5,9 @@ import gzip
 
 import pytest
 
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
+from qa_baseline.core.textio import text_lines
 from qa_baseline.scoring import trec_eval as trec
-from qa_baseline.textio import text_lines
 
 RUN = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d / 3:.4f} tag\n" for q in range(3) for d in range(7))
 

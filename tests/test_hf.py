@@ -6,7 +6,7 @@ import os
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
 from qa_baseline.tasks import get, hf
 from qa_baseline.tasks.dbqa import formats as dbqa
 from qa_baseline.tasks.mcqa import formats as mcqa
@@ -179,7 +179,7 @@ def test_squad2_without_answers_is_input_only_and_a_wrong_schema_is_one_line(tmp
     del columns["answers"]
     data = save(columns, tmp_path / "test.parquet", "parquet")
     assert list(get("qac-2").read_input(data)) == ["J1", "J2", "J3", "J4", "E1"]
-    from qa_baseline.errors import NoGold
+    from qa_baseline.core.errors import NoGold
     with pytest.raises(NoGold):
         get("qac-2").read_gold(data)
     other = save({"prompt": ["x"]}, tmp_path / "other.parquet", "parquet")

@@ -6,10 +6,10 @@ import re
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline.config import corpus_config
-from qa_baseline.errors import UserError
-from qa_baseline.index.layout import bm25_dir
-from qa_baseline.index.lucene import build_bm25
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
+from qa_baseline.indexes.layout import bm25_dir
+from qa_baseline.indexes.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 
 
@@ -118,7 +118,7 @@ def test_a_folder_given_as_the_corpus_or_kb_is_named_as_such(tmp_path):
 
 def test_counts_of_one_are_singular(tmp_path, capsys):
     """Issue 21.9: "1 passage", "1 triple", never "1 passages"."""
-    from qa_baseline.index.kb import build_kb
+    from qa_baseline.indexes.kb import build_kb
     corpus = tmp_path / "one.jsonl"
     corpus.write_text('{"id": "a", "contents": "alpha"}\n', encoding="utf-8")
     build_bm25(corpus_config(str(corpus)), root=str(tmp_path / "ix"))

@@ -1,4 +1,4 @@
-"""The JVM's class-data-sharing archive (qa_baseline/jvm.py): the first two runs list their classes, the next
+"""The JVM's class-data-sharing archive (qa_baseline/lucene/jvm.py): the first two runs list their classes, the next
 one merges the lists and archives them in the background, later runs map the archive (the JVM then says
 `sharing`); off with QA_BASELINE_JVM_CDS=off; without a usable cache folder the JVM starts as before."""
 import os
@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from qa_baseline import jvm
+from qa_baseline.lucene import jvm
 
-VM_INFO = ("from qa_baseline import jvm; autoclass = jvm.start(); "
+VM_INFO = ("from qa_baseline.lucene import jvm; autoclass = jvm.start(); "
            "print(autoclass('java.lang.System').getProperty('java.vm.info'))")
 
 

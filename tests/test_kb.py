@@ -1,4 +1,4 @@
-"""The KBQA baseline: KB store (qa_baseline/index/kb.py), linking, ranking, the kbqa task's input and run."""
+"""The KBQA baseline: KB store (qa_baseline/indexes/kb.py), linking, ranking, the kbqa task's input and run."""
 import bz2
 import gzip
 import json
@@ -8,11 +8,11 @@ import shutil
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
+from qa_baseline.indexes.kb import build_kb, kb_dir, open_kb
 from qa_baseline.kb.link import link, one_edit
 from qa_baseline.kb.normalise import base_name, normalise, sound
 from qa_baseline.kb.predicates import Ranker, train
-from qa_baseline.index.kb import build_kb, kb_dir, open_kb
 
 KB = os.path.join(FIXTURES, "kbqa-tiny.kb")
 ALIASES = os.path.join(FIXTURES, "kbqa-tiny.mention2id")

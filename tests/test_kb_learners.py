@@ -5,9 +5,9 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import learning
-from qa_baseline.index.kb import build_kb, open_kb
+from qa_baseline.indexes.kb import build_kb, open_kb
 from qa_baseline.kb import predicates
+from qa_baseline.rankers import learning
 from qa_baseline.tasks.kbqa.formats import read_gold
 
 KB = os.path.join(FIXTURES, "kbqa-tiny.kb")

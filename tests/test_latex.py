@@ -12,9 +12,8 @@ import subprocess
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import tasks
-from qa_baseline.reporting import render, report
-from qa_baseline.scoring import leaderboard as lb, score
+from qa_baseline import report as report_cli, score, tasks
+from qa_baseline.reporting import leaderboard as lb, render, report
 
 BOARD = os.path.join(FIXTURES, "leaderboard")
 GOLD, SUBMISSIONS = os.path.join(BOARD, "gold.csv"), os.path.join(BOARD, "submissions")
@@ -171,9 +170,9 @@ def test_report_cli_latex_compiles(pdf_folder, capsys):
     runs = save(pdf_folder / "runs", [row(), row(analyzer="cjk", values=(0, 0, 1, 0)),
                                       row(task="dbqa", data="/d/wikiqa.tsv", per_question={"MRR": [1.0, 0.5]},
                                           metrics={"MRR": 0.75, "MAP": 0.5})])
-    assert report.main([runs, "--format", "latex"]) == 0  # for a column by default
+    assert report_cli.main([runs, "--format", "latex"]) == 0  # for a column by default
     compile_latex(pdf_folder, capsys.readouterr().out, "twocolumn", natural=True)
-    assert report.main([runs, "--format", "latex", "--latex-width", "page"]) == 0
+    assert report_cli.main([runs, "--format", "latex", "--latex-width", "page"]) == 0
     tex = capsys.readouterr().out
     assert r"\begin{table*}" in tex and r"\begin{table}" not in tex
     compile_latex(pdf_folder, tex, "twocolumn-page", natural=True)

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import tasks
-from qa_baseline.errors import UserError
+from qa_baseline import score, tasks
+from qa_baseline.core.errors import UserError
+from qa_baseline.reporting import leaderboard as lb
 from qa_baseline.reporting.plot import count_points
-from qa_baseline.scoring import leaderboard as lb, score, tukey
+from qa_baseline.scoring import tukey
 from qa_baseline.scoring.significance import holm, randomisation_test
 from qa_baseline.scoring.validate import Errors
 from test_report import percentile_ci

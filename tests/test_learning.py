@@ -1,10 +1,10 @@
-"""The shared pieces of the rankers: BM25 in memory (rankers/bm25mem.py) and learning (learning.py)."""
+"""The shared pieces of the rankers: BM25 in memory (rankers/bm25mem.py) and learning (rankers/learning.py)."""
 import math
 
 import numpy as np
 import pytest
 
-from qa_baseline import learning
+from qa_baseline.rankers import learning
 from qa_baseline.rankers.bm25mem import BM25Index, idf
 
 

@@ -1,4 +1,4 @@
-"""index/lucene.py: a build's memory does not grow with the corpus (bench/scale.py). Lucene's RAM buffer is a fixed
+"""indexes/lucene.py: a build's memory does not grow with the corpus (bench/scale.py). Lucene's RAM buffer is a fixed
 size (BUFFER_MB, QA_BASELINE_INDEX_BUFFER) within a small heap, and the segments a merge reads are not mapped
 into the process (read_unmapped)."""
 import json
@@ -7,9 +7,9 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline.config import corpus_config
-from qa_baseline.errors import UserError
-from qa_baseline.index import lucene
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
+from qa_baseline.indexes import lucene
 
 
 def test_defaults_are_a_fixed_buffer_within_the_heap():
@@ -67,7 +67,7 @@ def test_mapped_reading_is_kept_on_request(tmp_path, monkeypatch):
 
 def test_a_build_ends_in_one_segment(tmp_path):
     """Two indexing threads write a segment each (10,000 passages in two shards, so that both run at once);
-    the build merges them into one (as index/merge.py's Ray route and Anserini's prebuilt indexes do): each
+    the build merges them into one (as indexes/merge.py's Ray route and Anserini's prebuilt indexes do): each
     term is looked up once per query, not once per segment."""
     corpus = tmp_path / "many.jsonl"
     corpus.write_text("".join(json.dumps({"id": f"d{i}", "contents": f"word{i % 97} text {i}"}) + "\n"

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline.config import corpus_config
-from qa_baseline.errors import UserError
-from qa_baseline.fileio import UMASK
-from qa_baseline.index.lucene import build_bm25
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
+from qa_baseline.core.fileio import UMASK
+from qa_baseline.indexes.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks.mcqa import formats as mcqa, pipeline as mcqa_pipeline
 
@@ -239,8 +239,8 @@ ZH = {"gaokao-biology": 28.6, "gaokao-history": 28.5}
 
 
 def accuracy_on(corpus, task, data, tmp_path):
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     cfg = corpus_config(corpus)
     build_bm25(cfg)
     result = run_task(task, data, corpus, tmp_path / "run")
@@ -261,7 +261,7 @@ def test_reproduces_reference_accuracy_zh(shared, index_root, tmp_path, name):
 
 
 def test_jvm_failure_is_one_clear_line():
-    code = ("from qa_baseline import jvm, errors\n"
+    code = ("from qa_baseline.core import errors\nfrom qa_baseline.lucene import jvm\n"
             "jvm.java_home = lambda: '/nonexistent/java'\n"
             "errors.cli(lambda argv=None: jvm.start())()\n")
     import subprocess

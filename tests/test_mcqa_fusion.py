@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline.errors import UserError
-from qa_baseline.index.dense import build_dense
+from qa_baseline.core.errors import UserError
+from qa_baseline.indexes.dense import build_dense
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.tasks.mcqa import evidence, fusion, learned
 from qa_baseline.tasks.mcqa.formats import Question
@@ -250,8 +250,8 @@ ZH_QUESTIONS = [("1", "绿色植物利用什么制造养分？", "阳光", "铁"
 
 def test_chinese_fused_and_learned_runs_without_a_cross_encoder(index_root, tmp_path):
     from qa_baseline import run as run_module
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     corpus = tmp_path / "zh.jsonl"
     corpus.write_text("".join(json.dumps({"id": i, "title": t, "contents": c}, ensure_ascii=False) + "\n"
                               for i, t, c in ZH_CORPUS), encoding="utf-8")

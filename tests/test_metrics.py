@@ -126,7 +126,7 @@ def test_dbqa_fixture_by_hand():
 
 def trec_eval(tmp_path, qrels, run, *measures):
     """{(measure, qid): value} from Anserini's trec_eval; qrels: (qid, docno, rel), run: (qid, docno, score)."""
-    from qa_baseline import jvm
+    from qa_baseline.lucene import jvm
     TrecEval = jvm.start()("io.anserini.eval.TrecEval")
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels))
     (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s} fixture\n" for i, (q, d, s) in enumerate(run, 1)))

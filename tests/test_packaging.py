@@ -56,7 +56,7 @@ def test_wheel_contents(wheel):
 
 def test_installed_copy_runs_outside_the_checkout(wheel, tmp_path):
     _, site = wheel
-    where = installed(site, "-c", "import qa_baseline, qa_baseline.config as c; print(qa_baseline.__file__); "
+    where = installed(site, "-c", "import qa_baseline, qa_baseline.core.config as c; print(qa_baseline.__file__); "
                                   "print(c.WORKSPACE)", cwd=tmp_path)
     package, workspace = where.stdout.split()
     assert package.startswith(str(site)) and workspace == str(tmp_path)  # outputs go to the current folder
@@ -80,7 +80,7 @@ def test_sample_data_ships_and_runs_outside_the_checkout(wheel, tmp_path):
     hints name `qa-baseline index`, never `.venv/bin/python`."""
     path, site = wheel
     assert "qa_baseline/examples/mcqa-en-science-sample.csv" in zipfile.ZipFile(path).namelist()
-    code = ("from qa_baseline.config import task_config; from qa_baseline.run import default_data; "
+    code = ("from qa_baseline.core.config import task_config; from qa_baseline.run import default_data; "
             "print(default_data('mcqa-en', task_config('mcqa-en')['data']))")
     found = installed(site, "-c", code, cwd=tmp_path).stdout.strip()
     assert found == str(site / "qa_baseline" / "examples" / "mcqa-en-science-sample.csv")
@@ -106,7 +106,7 @@ def test_user_configs_override_packaged_ones(wheel, tmp_path):
     mine.mkdir(parents=True)
     (mine / "my-corpus.yaml").write_text("sources:\n  - {reader: jsonl, path: corpus.jsonl}\n")
     (mine / "vital-en.yaml").write_text("lang: en\nsources:\n  - {reader: jsonl, path: mine.jsonl}\n")
-    code = ("import qa_baseline.config as c; print(c.known_corpora()); "
+    code = ("import qa_baseline.core.config as c; print(c.known_corpora()); "
             "print(c.corpus_config('vital-en')['sources'][0]['file'])")
     done = installed(site, "-c", code, env={"QA_BASELINE_CONFIGS": str(tmp_path / "mine")}, cwd=tmp_path)
     known, source = done.stdout.splitlines()
@@ -115,7 +115,7 @@ def test_user_configs_override_packaged_ones(wheel, tmp_path):
     local = tmp_path / "configs" / "corpora"  # ./configs counts too
     local.mkdir(parents=True)
     (local / "here.yaml").write_text("sources:\n  - {reader: jsonl, path: x.jsonl}\n")
-    assert "'here'" in installed(site, "-c", "import qa_baseline.config as c; print(c.known_corpora())",
+    assert "'here'" in installed(site, "-c", "import qa_baseline.core.config as c; print(c.known_corpora())",
                                  cwd=tmp_path).stdout
 
 

@@ -7,9 +7,9 @@ import os
 import pytest
 from conftest import FIXTURES, cli
 
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import Problems, UserError
 from qa_baseline.corpus import read_corpus
-from qa_baseline.errors import Problems, UserError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -103,7 +103,7 @@ def test_errors_are_one_line(tmp_path):
 
 def test_bm25_hits_and_mcqa_run_match_the_jsonl(tiny_cfg, index_root, tmp_path):
     from qa_baseline import run
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.indexes.lucene import build_bm25
     from qa_baseline.retrievers import open_retriever
     file = tiny_parquet(tmp_path / "tiny.parquet")
     folder = tiny_shards(tmp_path / "shards")

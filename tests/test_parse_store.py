@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES, cli
 from qa_baseline import ROOT
 from qa_baseline.answers import Extractor, Passage, parse_store
-from qa_baseline.errors import UserError
+from qa_baseline.core.errors import UserError
 
 EN_QUESTION = "Where was Fred Durst born?"
 JA_QUESTION = "イタセンパラが天然記念物に指定されたのはいつですか?"
@@ -27,7 +27,7 @@ def stores(tmp_path, monkeypatch):
 
 
 def _corpus(name, lang="en"):
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     path = os.path.join(FIXTURES, name)
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
@@ -127,7 +127,7 @@ def test_another_parser_version_is_rebuilt(stores, monkeypatch, capsys):
 FILLER = """
 import hashlib, json, sys
 from qa_baseline.answers import Extractor, Passage
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
 cfg = corpus_config(sys.argv[1])
 rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
 ex = Extractor("en", corpus=cfg if sys.argv[2] == "store" else None)
@@ -164,8 +164,8 @@ def test_two_processes_filling_one_store_answer_as_single_runs(stores, tmp_path)
 
 def test_openqa_run_says_what_it_parsed(stores, index_root, tmp_path):
     # --retriever bm25: openqa-en's default is dense, whose index only another test builds (alone, this one failed)
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     corpus = os.path.join(FIXTURES, "answers-corpus-en.jsonl")
     build_bm25(corpus_config(corpus))
     seen, subs = [], []

@@ -11,9 +11,8 @@ from conftest import FIXTURES
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from qa_baseline import tasks
-from qa_baseline.reporting import plot, report
-from qa_baseline.scoring import leaderboard as lb, score
+from qa_baseline import report as report_cli, score, tasks
+from qa_baseline.reporting import leaderboard as lb, plot, report
 
 PLOT = os.path.join(FIXTURES, "plot")
 QAC_GOLD, QAC_SUBMISSIONS = os.path.join(PLOT, "qac-2-gold.tsv"), os.path.join(PLOT, "qac-2-submissions")
@@ -86,8 +85,8 @@ def texts(fig):
 def test_a_column_or_a_page_wide(tmp_path):
     for width, inches in (("column", 3.3), ("page", 7.0)):
         assert plot.figure(report.panels(THIRTEEN), width).get_size_inches()[0] == pytest.approx(inches)
-    assert report.parser().parse_args(["runs", "--plot", "x.png"]).plot_width == "column"
-    assert report.parser().parse_args(["runs", "--plot", "x.png", "--plot-width", "page"]).plot_width == "page"
+    assert report_cli.parser().parse_args(["runs", "--plot", "x.png"]).plot_width == "column"
+    assert report_cli.parser().parse_args(["runs", "--plot", "x.png", "--plot-width", "page"]).plot_width == "page"
     for width, pixels in (("column", 990), ("page", 2100)):  # 300 dpi
         png = tmp_path / f"{width}.png"
         assert score.main(["--task", "qac-2", "--gold", QAC_GOLD, "--submissions", QAC_SUBMISSIONS, "--plot", str(png),
@@ -264,14 +263,14 @@ def test_svg_from_score_and_report(tmp_path, capsys):
     runs = save(tmp_path / "runs", [dbqa_row("auto", {"reranker": "cross", **CROSS}), dbqa_row("bm25"),
                                     dbqa_row("bm25", data="/d/other.tsv")])
     overview = tmp_path / "overview.svg"
-    assert report.main([runs, "--plot", str(overview), "--plot-width", "page"]) == 0
+    assert report_cli.main([runs, "--plot", str(overview), "--plot-width", "page"]) == 0
     root, points = svg_points(overview)
     assert points == {"baselines-0": 1, "baselines-1": 2} and root.get("width") == "504pt"  # other.tsv, wikiqa.tsv
     again = tmp_path / "again.svg"
-    assert report.main([runs, "--plot", str(again), "--plot-width", "page"]) == 0
+    assert report_cli.main([runs, "--plot", str(again), "--plot-width", "page"]) == 0
     assert again.read_bytes() == overview.read_bytes()  # no date, seeded ids
     assert b"<dc:date>" not in overview.read_bytes() and b"Matplotlib v" not in overview.read_bytes()
-    from qa_baseline.errors import UserError
+    from qa_baseline.core.errors import UserError
     with pytest.raises(UserError, match=r"x.jpg: the figure is written as .png, .pdf or .svg"):
         plot.check_path("x.jpg")
 

@@ -1,4 +1,4 @@
-"""postings.npz (index/postings.py): BM25.top_scores over numpy arrays gives Lucene's float scores bit for bit,
+"""postings.npz (indexes/postings.py): BM25.top_scores over numpy arrays gives Lucene's float scores bit for bit,
 on lossy length norms, repeated query terms (boosts), questions grouped with their options, and every analyzer."""
 import json
 import os
@@ -6,9 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from qa_baseline.config import corpus_config
-from qa_baseline.index import postings
-from qa_baseline.index.lucene import build_bm25
+from qa_baseline.core.config import corpus_config
+from qa_baseline.indexes import postings
+from qa_baseline.indexes.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 
 

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import progress
+from qa_baseline.core import progress
 
 
 def test_log_lines_when_not_a_terminal(monkeypatch, capsys):
@@ -43,8 +43,8 @@ def test_mode_follows_the_terminal(monkeypatch):
 
 
 def test_anserini_log_goes_to_a_file(index_root, capfd):
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     cfg = corpus_config(os.path.join(FIXTURES, "tiny-en.jsonl"))
     capfd.readouterr()
     folder = build_bm25(cfg, force=True)
@@ -56,8 +56,8 @@ def test_anserini_log_goes_to_a_file(index_root, capfd):
 
 
 def test_a_failed_step_shows_the_log_tail(index_root, tmp_path, capsys):
-    from qa_baseline import jvm
-    from qa_baseline.javalog import java_log
+    from qa_baseline.lucene import jvm
+    from qa_baseline.lucene.javalog import java_log
     autoclass = jvm.start()
     logger = autoclass("org.apache.logging.log4j.LogManager").getContext(
         autoclass("java.lang.Class").forName("io.anserini.index.IndexCollection").getClassLoader(), False
@@ -77,9 +77,9 @@ def test_index_progress_lines_carry_a_total_and_a_percentage(tmp_path, monkeypat
     BM25 index, else counted)."""
     import gzip
     import re
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index import dense
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes import dense
+    from qa_baseline.indexes.lucene import build_bm25
     import numpy as np
     from qa_baseline import encoders
 

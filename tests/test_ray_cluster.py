@@ -1,4 +1,4 @@
-"""Ray keeps every worker busy (qa_baseline/index/distributed.py): a corpus of fewer shards than twice the actors
+"""Ray keeps every worker busy (qa_baseline/indexes/distributed.py): a corpus of fewer shards than twice the actors
 is cut into pieces of whole encoder batches, which give the vectors of a local build to the bit; the actor pool
 is sized node by node; on a two-node cluster simulated on this machine (ray.cluster_utils.Cluster, nodes of 1
 and 3 CPUs) both actors of a one-shard corpus encode, and the index equals a local build's.
@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
 from qa_baseline.encoders.base import Encoder
-from qa_baseline.errors import UserError
-from qa_baseline.index.dense import build_dense
+from qa_baseline.indexes.dense import build_dense
 
 ray = pytest.importorskip("ray", reason="needs the scale extra: pip install '.[scale]' (Ray)")
-from qa_baseline.index.distributed import ShardEncoder, capacity, piece_size, pieces, plan, ray_encoder  # noqa: E402
+from qa_baseline.indexes.distributed import ShardEncoder, capacity, piece_size, pieces, plan, ray_encoder  # noqa: E402
 
 
 def test_piece_size_gives_every_actor_two_pieces_when_the_corpus_allows():

@@ -10,10 +10,10 @@ import pytest
 
 from conftest import FIXTURES, cli
 from qa_baseline import run, tasks
+from qa_baseline.core.config import task_config
+from qa_baseline.core.errors import UserError
+from qa_baseline.core.settings import make_settings
 from qa_baseline.scoring import metrics
-from qa_baseline.config import task_config
-from qa_baseline.errors import UserError
-from qa_baseline.settings import make_settings
 from qa_baseline.tasks.base import Prediction
 
 IDS = ["mcqa-en", "mcqa-zh", "mcqa-all", "dbqa", "kbqa", "openqa-en", "qac-1", "qac-2", "qac-3", "datasearch"]

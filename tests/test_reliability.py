@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import encoders, fileio, process, run as run_module
-from qa_baseline.config import corpus_config
-from qa_baseline.errors import UserError
-from qa_baseline.fileio import locked, read_json, replace_dir, tidy_dir
-from qa_baseline.index.layout import open_index, read_manifest
-from qa_baseline.index.lucene import build_bm25
+from qa_baseline import encoders, run as run_module
+from qa_baseline.core import fileio, process
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
+from qa_baseline.core.fileio import locked, read_json, replace_dir, tidy_dir
+from qa_baseline.indexes.layout import open_index, read_manifest
+from qa_baseline.indexes.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 from qa_baseline.scoring import validate
 from qa_baseline.tasks import dbqa, kbqa, mcqa, openqa
@@ -172,7 +173,7 @@ class FakeEncoder(encoders.Encoder):
 
 
 def test_stale_partial_dense_folder_is_removed_when_the_index_is_complete(tmp_path, monkeypatch):
-    from qa_baseline.index import dense
+    from qa_baseline.indexes import dense
     monkeypatch.setattr(dense, "load_encoder", lambda name, lang: FakeEncoder("minilm", {"kind": "fake"}))
     build_dense = dense.build_dense
     cfg = corpus_config(TINY)
@@ -185,7 +186,7 @@ def test_stale_partial_dense_folder_is_removed_when_the_index_is_complete(tmp_pa
 
 
 def test_damaged_dense_index_is_one_error_line(tmp_path, monkeypatch):
-    from qa_baseline.index import dense
+    from qa_baseline.indexes import dense
     fake = lambda name, lang: FakeEncoder("minilm", {"kind": "fake"})  # noqa: E731
     monkeypatch.setattr(dense, "load_encoder", fake)
     monkeypatch.setattr("qa_baseline.retrievers.dense.load_encoder", fake)
@@ -310,7 +311,7 @@ def test_reading_a_huge_gold_file_stays_within_a_memory_limit(tmp_path):
     sub = tmp_path / "s.txt"
     sub.write_text("x\n")
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-            "from qa_baseline.scoring import score; score.main(sys.argv[1:])")
+            "from qa_baseline import score; score.main(sys.argv[1:])")
     p = subprocess.run([sys.executable, "-c", code, "--task", "kbqa", "--gold", str(big), "--submission", str(sub)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "MemoryError" not in p.stderr, p.stderr[-500:]

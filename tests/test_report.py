@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, cli
+from qa_baseline import report as report_cli
+from qa_baseline.core.errors import UserError
 from qa_baseline.reporting import render, report
 from qa_baseline.reporting.rows import labels
-from qa_baseline.errors import UserError
 from qa_baseline.tasks.mcqa import formats as mcqa
 
 
@@ -72,7 +73,7 @@ def test_markdown_report(tmp_path, capsys):
     runs = save(tmp_path, [row(), row(analyzer="cjk", values=(0, 0, 1, 0)),
                            row(task="dbqa", data="/d/wikiqa.tsv", per_question=None,
                                metrics={"MRR": 0.5, "MAP": 0.25})])
-    assert report.main([runs]) == 0
+    assert report_cli.main([runs]) == 0
     out = capsys.readouterr().out
     low, high = percentile_ci([1, 0, 1, 1, 0, 1, 1, 1])
     # accuracy in per cent (as IJCNLP-2017 T5 reports it), MRR and MAP as fractions (as NLPCC DBQA does); the
@@ -101,7 +102,7 @@ def test_newest_row_wins_and_rows_without_metrics_are_left_out(tmp_path, capsys)
 
 
 def test_csv_records_carry_the_whole_manifest(tmp_path, capsys):
-    assert report.main([save(tmp_path, [row()]), "--format", "csv", "--resamples", "200", "--seed", "3"]) == 0
+    assert report_cli.main([save(tmp_path, [row()]), "--format", "csv", "--resamples", "200", "--seed", "3"]) == 0
     header, line = capsys.readouterr().out.splitlines()
     record = dict(zip(header.split(","), line.split(",", 17)))
     assert (float(record["ci_low"]), float(record["ci_high"])) == percentile_ci([1, 0, 1, 1, 0, 1, 1, 1], 200, 3)
@@ -129,7 +130,7 @@ def test_report_errors(tmp_path):
 
 def test_latex_escapes_and_compiles(tmp_path, capsys):
     special = row(data="/d/50%_of_#1&{x}~^\\.csv")
-    assert report.main([save(tmp_path / "runs", [special]), "--format", "latex"]) == 0
+    assert report_cli.main([save(tmp_path / "runs", [special]), "--format", "latex"]) == 0
     tex = capsys.readouterr().out
     assert r"50\%\_of\_\#1\&\{x\}\textasciitilde{}\textasciicircum{}\textbackslash{}.csv" in tex.replace("\n  ", " ")
     assert r"\toprule" in tex and r"\bottomrule" in tex
@@ -179,7 +180,7 @@ def test_reruns_merge_and_labels_come_from_settings_alone(tmp_path, capsys):
     assert [r["metrics"]["accuracy"] for r in rows if r["retriever"] == "bm25"] == [1.0, 0.75]  # newest rerun
     assert "runs of the same settings" in capsys.readouterr().err
     assert labels(rows) == ["bm25", "bm25 k1=1.2", "learned train=train.csv"]  # k1=0.9 is the default
-    assert report.main([runs]) == 0
+    assert report_cli.main([runs]) == 0
     out = capsys.readouterr().out
     table = out[:out.index("Reproducibility")]
     assert "347.5" not in out and "381.7" not in out and "None" not in table and "False" not in table
@@ -193,7 +194,7 @@ def test_learned_weights_stay_out_of_the_retriever_column(tmp_path, capsys):
                   settings={"reranker": "learned", "features": None, "train": "/very/long/path/" * 20})
     plain = row(task="dbqa", data="/d/wikiqa.tsv", per_question={"MRR": [0.5, 0.5]}, metrics={"MRR": 0.5},
                 params={"features": "bm25", "weights": {"bm25": 1.0}, "train_sha256": "d" * 64, "holdout": 3})
-    assert report.main([save(tmp_path / "runs", [learned, plain]), "--format", "latex"]) == 0
+    assert report_cli.main([save(tmp_path / "runs", [learned, plain]), "--format", "latex"]) == 0
     tex = capsys.readouterr().out
     table = tex[:tex.index(r"\paragraph")]
     lines = re.sub(r"\\begin\{tabular\}\[t\]\{@\{\}[lr]@\{\}\}|\\end\{tabular\}|\\\\ ", " | ", table)
@@ -212,10 +213,10 @@ def test_learned_weights_stay_out_of_the_retriever_column(tmp_path, capsys):
 def test_percent_or_fraction_as_the_papers_print_them(tmp_path, capsys):
     ds = row(task="datasearch", data="/d/wtq.tsv", per_question={"EM": [1.0, 0.0], "token_F1": [1.0, 0.5]},
              metrics={"EM": 0.5, "token_F1": 0.75})
-    assert report.main([save(tmp_path, [ds]), "--resamples", "10"]) == 0
+    assert report_cli.main([save(tmp_path, [ds]), "--resamples", "10"]) == 0
     out = capsys.readouterr().out
     assert "| Retriever | EM (%) | token_F1 |" in out and "| 50.0 [" in out and "| 0.750 [" in out
-    assert report.main([str(tmp_path), "--ci", "none"]) == 0  # values only
+    assert report_cli.main([str(tmp_path), "--ci", "none"]) == 0  # values only
     out = capsys.readouterr().out
     assert "| 50.0 | 0.750 |" in out and "(datasearch, corpus vital-en, 8 questions): EM (%) and token_F1.**" in out
 
@@ -229,7 +230,7 @@ def test_plot_with_a_leaderboard(tmp_path):
         {"rank": None, "name": "baseline vital-en--bm25", "kind": "baseline", "metrics": {"accuracy": 0.75},
          "ci": {"accuracy": [0.5, 1.0]}}]}))
     figure = tmp_path / "overview.png"
-    assert report.main([runs, "--plot", str(figure), "--leaderboard", str(board)]) == 0
+    assert report_cli.main([runs, "--plot", str(figure), "--leaderboard", str(board)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
     from qa_baseline.reporting.plot import count_points, figure as draw
     recs = report.records(report.load_rows(runs))
@@ -246,8 +247,8 @@ def test_rows_record_what_ran(index_root, tmp_path, capsys):
     timestamp and the versions of the packages the run used."""
     import datetime
     from qa_baseline import run
-    from qa_baseline.config import corpus_config
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.config import corpus_config
+    from qa_baseline.indexes.lucene import build_bm25
     corpus = os.path.join(FIXTURES, "manifest", "zh-corpus.jsonl")
     build_bm25(corpus_config(corpus, "zh"))
     data = os.path.join(FIXTURES, "manifest", "gaokao-history.csv")  # the task config's default is gaokao-biology
@@ -305,7 +306,7 @@ def test_dbqa_auto_and_the_cross_it_ran_are_one_row_under_reranker(tmp_path, cap
     bm25 = dbqa_row("bm25", {"tokens": "char", "k1": 0.9, "b": 0.4}, values=(1, 0, 0, 0))  # MRR 0.25
     older, newer = (auto, cross) if auto_first else (cross, auto)
     runs = save_in_order(tmp_path / "runs", [older, bm25, newer])
-    assert report.main([runs, "--ci", "none"]) == 0
+    assert report_cli.main([runs, "--ci", "none"]) == 0
     captured = capsys.readouterr()
     assert "runs of the same settings" in captured.err
     out = captured.out
@@ -334,7 +335,7 @@ def test_table_figure_and_leaderboard_label_a_run_alike(tmp_path, capsys):
     runs = save(tmp_path / "runs", [mcqa("vital-en", "/d/set_1.csv", (1, 0, 1, 1)),
                                     mcqa("shared-en", "/d/set_1.csv", (1, 1, 1, 1)),
                                     mcqa("vital-en", "/d/set_2.csv", (0, 0, 1, 1), k1=1.2)])
-    assert report.main([runs, "--ci", "none"]) == 0
+    assert report_cli.main([runs, "--ci", "none"]) == 0
     out = capsys.readouterr().out
     table = [line.strip("| ").split(" | ") for line in out[:out.index("Reproducibility")].splitlines()]
     from_table = [" ".join(cell for cell in cells[:-1] if cell)  # a run's cells less its score
@@ -354,16 +355,16 @@ def test_no_manifest_gives_the_tables_alone(tmp_path, capsys, fmt, manifest_star
     """--no-manifest: the output the Makefile's paper-example once cut with sed ('/Reproducibility manifest/,$d'):
     everything before the manifest, nothing of it."""
     runs = save(tmp_path, [row(), row(task="dbqa", data="/d/wikiqa.tsv", metrics={"MRR": 0.5, "MAP": 0.25})])
-    assert report.main([runs, "--format", fmt]) == 0
+    assert report_cli.main([runs, "--format", fmt]) == 0
     whole = capsys.readouterr().out
-    assert report.main([runs, "--format", fmt, "--no-manifest"]) == 0
+    assert report_cli.main([runs, "--format", fmt, "--no-manifest"]) == 0
     tables = capsys.readouterr().out
     assert manifest_starts in whole and "Reproducibility" not in tables and "0123456789ab" not in tables
     assert tables.rstrip() == whole[:whole.index(manifest_starts)].rstrip() and "Baseline results on" in tables
 
 
 def test_no_manifest_in_csv_leaves_out_its_fields(tmp_path, capsys):
-    assert report.main([save(tmp_path, [row()]), "--format", "csv", "--no-manifest"]) == 0
+    assert report_cli.main([save(tmp_path, [row()]), "--format", "csv", "--no-manifest"]) == 0
     header, line = capsys.readouterr().out.splitlines()
     assert header == "task,data,corpus,retriever,variant,questions,metric,value,answer_nothing,ci_low,ci_high"
     assert line.startswith("mcqa-en,set_1.csv,vital-en,bm25,") and "0123456789abcdef" not in line

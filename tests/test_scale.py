@@ -13,17 +13,17 @@ import sys
 import pytest
 
 from conftest import FIXTURES, cli, session_folder
-from qa_baseline import jvm
-from qa_baseline.config import corpus_config
+from qa_baseline.core.config import corpus_config
+from qa_baseline.core.errors import UserError
 from qa_baseline.encoders import load_encoder
 from qa_baseline.encoders.onnx_export import model_checksum
-from qa_baseline.errors import UserError
-from qa_baseline.index.dense import build_dense
-from qa_baseline.index.lucene import build_bm25, run_anserini
-from qa_baseline.index.merge import merge_indexes
+from qa_baseline.indexes.dense import build_dense
+from qa_baseline.indexes.lucene import build_bm25, run_anserini
+from qa_baseline.indexes.merge import merge_indexes
+from qa_baseline.lucene import jvm
 
 try:
-    from qa_baseline.index.distributed import ShardEncoder
+    from qa_baseline.indexes.distributed import ShardEncoder
 except ImportError:  # no Ray: the tests that need it skip
     ShardEncoder = object
 
@@ -120,7 +120,7 @@ def test_export_key_follows_the_model_files(tmp_path, onnx_cache):
 
 
 def test_ray_bm25_parts_merge_into_the_single_index(ray_local, tmp_path):
-    from qa_baseline.index.merge import ray_indexer
+    from qa_baseline.indexes.merge import ray_indexer
     cfg = corpus_config(TINY)
     merged = build_bm25(cfg, threads=3, root=str(tmp_path / "ray"), indexer=ray_indexer("auto"))
     single = build_bm25(cfg, threads=1, root=str(tmp_path / "single"))
@@ -144,7 +144,7 @@ class KillOnce(ShardEncoder):
 
 def test_ray_build_resumes_survives_a_killed_actor_and_equals_a_local_build(ray_local, tmp_path, monkeypatch,
                                                                             capsys):
-    from qa_baseline.index import distributed
+    from qa_baseline.indexes import distributed
     cfg, root = corpus_config(TINY), str(tmp_path / "ray")
     real, written = distributed.write_shard, []
 
@@ -171,7 +171,7 @@ def test_ray_build_resumes_survives_a_killed_actor_and_equals_a_local_build(ray_
 
 
 def test_a_node_without_the_encoder_stops_the_build_before_any_work(ray_local, tmp_path, monkeypatch):
-    from qa_baseline.index.distributed import ray_encoder
+    from qa_baseline.indexes.distributed import ray_encoder
     here = tmp_path / "configs" / "encoders"
     here.mkdir(parents=True)
     (here / "minilm-here.yaml").write_text("kind: sentence-transformers\nengine: onnx\n"
@@ -185,7 +185,7 @@ def test_a_node_without_the_encoder_stops_the_build_before_any_work(ray_local, t
 
 
 def test_a_bad_record_read_on_ray_is_one_line(ray_local, tmp_path):
-    from qa_baseline.index.distributed import ray_encoder
+    from qa_baseline.indexes.distributed import ray_encoder
     bad = tmp_path / "bad.jsonl"
     bad.write_text(open(TINY).read() + '{"id": "d7", "title": "T"}\n')
     with pytest.raises(UserError, match=r"bad\.jsonl:7: .*\(fix: correct the record, or pass --on-bad-record skip"):

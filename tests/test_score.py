@@ -12,9 +12,8 @@ import sys
 import pytest
 
 from conftest import FIXTURES, cli
-from qa_baseline import ROOT, tasks
-from qa_baseline.errors import NoGold, UserError
-from qa_baseline.scoring import score as score_cli
+from qa_baseline import ROOT, score as score_cli, tasks
+from qa_baseline.core.errors import NoGold, UserError
 from qa_baseline.scoring.validate import Errors, Invalid, check
 from qa_baseline.tasks.datasearch import formats as datasearch
 from qa_baseline.tasks.dbqa import formats as dbqa
@@ -242,7 +241,7 @@ def test_wrong_or_empty_gold_files_say_what_they_are_and_the_fix(tmp_path, modul
 
 
 def test_errors_at_writes_the_fix_in_the_one_style():
-    from qa_baseline.errors import Problems, at
+    from qa_baseline.core.errors import Problems, at
     assert str(at("f.txt", 3, "bad label", "write 0 or 1")) == "f.txt:3: bad label (fix: write 0 or 1)"
     assert str(at("f.txt", None, "empty")) == "f.txt: empty"
     with pytest.raises(UserError, match=r"^c.jsonl:2: invalid JSON \(fix: correct the record, or pass "
@@ -568,7 +567,7 @@ class Missing(importlib.abc.MetaPathFinder):  # the extras' packages are not ins
         if name.split(".")[0] in sys.argv[2].split(","):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Missing())
-from qa_baseline.scoring.score import main
+from qa_baseline.score import main
 results = []
 for argv in json.loads(sys.argv[1]):
     out, err = io.StringIO(), io.StringIO()

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
+from qa_baseline.core.errors import Problems, UserError
 from qa_baseline.corpus import cut, read_corpus
 from qa_baseline.corpus import segment as seg
-from qa_baseline.errors import Problems, UserError
 from qa_baseline.scoring.validate import Errors
 from qa_baseline.tasks.qac import formats as qac
 
@@ -152,7 +152,7 @@ def test_qac_submission_names_the_passages_document(tmp_path):
 
 
 def test_the_ja_qac_config_segments_or_not_as_measured():
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     for name in ("ja-qac", "vital-en", "enwiki-slice"):
         cfg = corpus_config(name)
         assert seg.segmented(cfg) is (name in SEGMENTED), name
@@ -163,6 +163,6 @@ SEGMENTED: set[str] = set()  # corpus configs that segment (Wikipedia and ja-qac
 
 def test_fixture_corpus_file_is_not_segmented():
     from qa_baseline import ROOT
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     cfg = corpus_config(os.path.join(ROOT, "tests", "fixtures", "answers-corpus-ja.jsonl"), "ja")
     assert not seg.segmented(cfg) and seg.document_id("taiyo", cfg) == "taiyo"

@@ -7,10 +7,10 @@ from conftest import FIXTURES, cli
 
 
 def test_qac1_over_a_segmented_corpus_submits_document_ids(index_root, tmp_path, monkeypatch):
-    from qa_baseline.config import corpus_config
+    from qa_baseline.core.config import corpus_config
     from qa_baseline.corpus import read_corpus
-    from qa_baseline.errors import Problems
-    from qa_baseline.index.lucene import build_bm25
+    from qa_baseline.core.errors import Problems
+    from qa_baseline.indexes.lucene import build_bm25
     configs = tmp_path / "configs"
     (configs / "corpora").mkdir(parents=True)
     (configs / "corpora" / "seg-ja.yaml").write_text(

@@ -14,10 +14,9 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import FIXTURES
-from qa_baseline import __version__, tasks
-from qa_baseline.errors import UserError
-from qa_baseline.reporting import report, site
-from qa_baseline.scoring import leaderboard as lb, score
+from qa_baseline import __version__, report as report_cli, score, tasks
+from qa_baseline.core.errors import UserError
+from qa_baseline.reporting import leaderboard as lb, report, site
 from test_leaderboard import baseline_runs
 from test_report import percentile_ci, row, save
 
@@ -169,7 +168,7 @@ def test_score_and_report_write_sites(tmp_path, capsys):
         "alpha", "beta", "gamma", "delta"]
     runs = save(tmp_path / "runs", [row(), row(data="/d/set_2.csv", values=(1, 1, 0, 0)),
                                     row(task="mcqa-zh", values=(0, 1))])
-    assert report.main([runs, "--html", str(tmp_path / "report")]) == 0
+    assert report_cli.main([runs, "--html", str(tmp_path / "report")]) == 0
     page = Page(str(tmp_path / "report" / "index.html"))
     assert [t[0] for t in page.tables.values()][:2] == [["Data", "Corpus", "Retriever", "#Q", "accuracy (%)"]] * 2
     assert [r[0] for r in page.tables[0][1:]] == ["set_1.csv", "set_2.csv"] and len(page.tables[1]) == 2

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from qa_baseline.core.errors import Problems, UserError
 from qa_baseline.corpus import read_corpus, wikipedia
 from qa_baseline.corpus.wikipedia import clean_wikitext
-from qa_baseline.errors import Problems, UserError
 
 MARKUP = ("{{", "}}", "[[", "]]", "{|", "|}", "<ref", "</", "<!--", "'''", "&nbsp;", "==", "[http")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from qa_baseline import tasks
 from qa_baseline.__main__ import COMMANDS
-from qa_baseline.fileio import atomic_write
+from qa_baseline.core.fileio import atomic_write
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

@@ -28,7 +28,7 @@ from sys import intern
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from . import numbers, parse_store, spacy_models
 

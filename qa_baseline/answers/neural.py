@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..encoders import CROSS_LANGS
-from ..errors import UserError
-from ..progress import tqdm
+from ..core.errors import UserError
+from ..core.progress import tqdm
+from ..encoders import CROSS_LANGS, load_cross_encoder, load_encoder
 from .features import Candidate
 
 TOP = 15  # candidates per question whose sentence is scored
@@ -29,7 +29,6 @@ def check(kind: str, lang: str) -> None:
 
 
 def _cross(pairs: list[tuple[str, str]], progress: bool) -> list[float]:
-    from ..encoders import load_cross_encoder
     model = load_cross_encoder()
     with tqdm(total=len(pairs), desc=f"cross-encoding ({model.name})", unit=" pairs",
               disable=None if progress else True) as bar:
@@ -37,7 +36,6 @@ def _cross(pairs: list[tuple[str, str]], progress: bool) -> list[float]:
 
 
 def _e5(pairs: list[tuple[str, str]], progress: bool) -> list[float]:
-    from ..encoders import load_encoder
     model = load_encoder(E5)
     questions = list(dict.fromkeys(q for q, _ in pairs))
     sentences = list(dict.fromkeys(s for _, s in pairs))

@@ -1,6 +1,6 @@
 """The parse store: each passage of a corpus parsed once for answer extraction, kept on disk.
 
-One SQLite file per corpus and spaCy model in the corpus's index folder (index/layout.py):
+One SQLite file per corpus and spaCy model in the corpus's index folder (indexes/layout.py):
 `INDEXES/CORPUS/parses-MODEL/parses.sqlite`, with `manifest.json` beside it naming the corpus and its files
 (so a corpus FILE finds its store the way it finds its BM25 index: layout.built_dir). Filled by runs as they
 meet new passages (candidates.Parser writes each parsed batch) or up front by `python -m qa_baseline.index
@@ -52,13 +52,15 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from ..errors import Problems, UserError
-from ..fileio import write_json
-from ..hints import plural
-from ..index.layout import bm25_dir, build_hint, build_lock, built_dir, check_owner, fingerprint, indexes_root, \
+from ..core.errors import Problems, UserError
+from ..core.fileio import write_json
+from ..core.hints import plural
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.versions import dist_version
+from ..corpus import read_corpus
+from ..indexes.layout import bm25_dir, build_hint, build_lock, built_dir, check_owner, fingerprint, indexes_root, \
     read_manifest
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
-from ..versions import dist_version
+from . import spacy_models
 from .passages import Passage
 
 FORMAT = 1  # bump when what a row holds changes: stores of an older format are emptied and filled again
@@ -173,8 +175,6 @@ def fill_store(cfg: dict[str, Any], parser_type: Callable[..., Filler], force: b
     """`index --corpus C --parse [--force]`: parse every passage of CFG that its parse store lacks (after
     emptying it with FORCE) with PARSER_TYPE(lang, model, corpus=CFG) (candidates.Parser), under the store
     folder's build lock, reading the corpus in steps of CHUNK passages; returns the store's path."""
-    from ..corpus import read_corpus
-    from . import spacy_models
     model = spacy_models.MODELS[cfg["lang"]][0]
     folder = store_dir(cfg, model)
     if folder is None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from ..core.errors import Problems
 from ..corpus import read_corpus
-from ..errors import Problems
 
 
 class Passage(NamedTuple):

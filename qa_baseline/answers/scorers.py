@@ -12,7 +12,7 @@ Scorers (score(candidates) -> one positive number per candidate):
 - `learned`: a model over FEATURES plus log(evidence), log(support), the rule score and each GRADED feature's
   rank among the question's candidates (`matrix`), labels 1 for candidates equal to a gold answer after
   `metrics.normalize`, learned from each question's best TRAIN_TOP candidates: `logistic`
-  (qa_baseline/learning.py: liblinear, random_state 0, standardised features; its score the probability) or
+  (qa_baseline/rankers/learning.py: liblinear, random_state 0, standardised features; its score the probability) or
   `lambdamart` (LightGBM lambdarank over the questions' lists; its score the logistic function of the ranking
   score). `--learner` says which are tried (LEARNERS; logistic by default: LambdaMART
   did not beat it on the dev files). One is kept only when its MRR beats the rule's on held-out folds of the
@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import learning
-from ..scoring.metrics import match_answers, mean, qac_f, reciprocal_rank
+from ..rankers import learning
+from ..scoring.metrics import match_answers, mean, normalize, qac_f, reciprocal_rank
 from .features import FEATURES, Candidate, Features, in_order
 
 RATIOS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
@@ -233,7 +233,6 @@ Scorer = RuleScorer | LearnedScorer  # what ranks the candidates
 
 
 def _norm(spellings: Iterable[str]) -> set[str]:
-    from ..scoring.metrics import normalize
     return {normalize(s) for s in spellings}
 
 

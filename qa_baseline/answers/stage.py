@@ -8,13 +8,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from ..errors import UserError
-from ..learning import folds, split
-from ..process import fewer_collections
-from . import Extractor, answer_in_candidates, answer_in_passages
+from ..core.errors import UserError
+from ..core.process import fewer_collections
+from ..rankers.learning import folds, split
 from ..retrievers.base import Retriever
+from . import Extractor, answer_in_candidates, answer_in_passages
 from .features import Candidate
 from .passages import Passage, PassageStore
 from .scorers import AnswerModel, Gold, Scored, remembered

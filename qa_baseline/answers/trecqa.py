@@ -12,10 +12,10 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 
-from ..errors import UserError, at, cli
-from ..fileio import atomic_write
-from ..hints import plural
-from ..textio import text_lines
+from ..core.errors import UserError, at, cli
+from ..core.fileio import atomic_write
+from ..core.hints import plural
+from ..core.textio import text_lines
 
 _BLOCK = re.compile(r"<QApairs id='([^']+)'>")
 _SENT = re.compile(r"<(positive|negative)>\s*\n([^\n]*)\n")

@@ -17,8 +17,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import UserError, at
-from ..textio import text_lines
+from ..core.errors import UserError, at
+from ..core.textio import text_lines
 from .readers import DataFileError, read_tables
 from .sources import FolderSource, MemorySource, TarSource, is_archive
 from .table import Table

@@ -17,7 +17,7 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-from ..hints import requires
+from ..core.hints import requires
 from .table import Table, from_grid
 
 ENCODINGS = ("utf-8-sig", "cp932", "cp1252")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-from ..errors import Problems, UserError
+from ..core.errors import Problems, UserError
 from . import segment
 from .ids import UniqueIds
 

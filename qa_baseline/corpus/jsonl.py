@@ -8,8 +8,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import Problems
-from ..textio import text_lines
+from ..core.errors import Problems
+from ..core.textio import text_lines
 from . import Passage, Where
 
 ID_FIELDS = ("id", "doc_id", "docid")

@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import Problems, UserError
-from ..hints import requires
+from ..core.errors import Problems, UserError
+from ..core.hints import requires
 from . import Passage, Where, cut, split_settings
 
 UNIQUE_IDS = True

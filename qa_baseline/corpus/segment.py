@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import UserError
+from ..core.errors import UserError
 
 SEP = "#"  # DOCID#k
 _CLOSE = r"[」』）】〕》”’\"')\]]"

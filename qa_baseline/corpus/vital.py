@@ -8,9 +8,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import Problems, UserError
-from ..hints import reinstall
-from ..textio import open_binary
+from ..core.errors import Problems, UserError
+from ..core.hints import reinstall
+from ..core.textio import open_binary
 from . import Passage, Where
 
 

@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import Problems, UserError
-from ..textio import READ_ERRORS, open_binary
+from ..core.errors import Problems, UserError
+from ..core.textio import READ_ERRORS, open_binary
 from . import Passage, Where, cut, split_settings
 
 UNIQUE_IDS = True

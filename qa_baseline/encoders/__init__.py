@@ -4,7 +4,7 @@ dense reranking, and the cross-encoder ((question, passage) -> relevance logit) 
 An encoder is named by a config in qa_baseline/configs/encoders/NAME.yaml (`kind`, `model`, options), by a local
 folder (a sentence-transformers folder, or a folder with model.onnx + tokenizer.json) or by a
 sentence-transformers model id already in the local Hugging Face cache. Kinds (KINDS and CROSS_KINDS, registries
-of the one shape of qa_baseline/registry.py: the module and class that run each):
+of the one shape of qa_baseline/core/registry.py: the module and class that run each):
   sentence-transformers  SentenceTransformer(folder or id), on the CPU (QA_BASELINE_DEVICE=cuda: a GPU;
                          pytorch.py); with `engine: onnx` the same model exported once to ONNX (onnx_export.py)
                          and run by onnxruntime (onnxrt.STOnnxEncoder: fp32 on the CPU, fp16 on a GPU)
@@ -18,18 +18,18 @@ of the one shape of qa_baseline/registry.py: the module and class that run each)
 Any bi-encoder config may set `max_chars`: texts are cut to that many characters before encoding (for
 engines without their own truncation, whose time grows with the whole text), and `batch_size`: texts per
 model call (default the engine's; 1 for int8 models with dynamic quantisation such as bge-small, whose outputs
-otherwise depend on their batch-mates: onnxrt.CrossEncoder). Threads and device: qa_baseline.process.
+otherwise depend on their batch-mates: onnxrt.CrossEncoder). Threads and device: qa_baseline.core.process.
 
 Every bi-encoder's `encode(texts, kind)` (base.Encoder) sorts the texts by length and encodes them in batches
 of similar length (less padding), then returns vectors in input order."""
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..config import encoder_config, known_encoders, package_path, resolve_path
-from ..errors import UserError
-from ..hints import reinstall
-from ..registry import load
-from ..versions import dist_version
+from ..core.config import encoder_config, known_encoders, package_path, resolve_path
+from ..core.errors import UserError
+from ..core.hints import reinstall
+from ..core.registry import load
+from ..core.versions import dist_version
 from .base import Encoder, decides
 
 if TYPE_CHECKING:

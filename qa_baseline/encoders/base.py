@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UserError
-from ..hints import install_extra
-from ..process import deferred_interrupt
+from ..core.errors import UserError
+from ..core.hints import install_extra
+from ..core.process import deferred_interrupt
 
 
 def decides(name: str, cfg: dict[str, Any], dim: int | None) -> dict[str, Any]:

@@ -9,10 +9,10 @@ import sys
 import warnings
 from typing import Any
 
-from ..errors import UserError
-from ..fileio import build_dir, cache_root, locked, read_json, replace_dir, sha256_file, write_json
-from ..process import threads
-from ..versions import dist_version
+from ..core.errors import UserError
+from ..core.fileio import build_dir, cache_root, locked, read_json, replace_dir, sha256_file, write_json
+from ..core.process import threads
+from ..core.versions import dist_version
 from .base import missing
 from .pytorch import quiet_loading
 

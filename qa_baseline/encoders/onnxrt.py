@@ -5,9 +5,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UserError
-from ..process import device, threads
-from ..versions import dist_version
+from ..core.errors import UserError
+from ..core.process import device, threads
+from ..core.versions import dist_version
 from .base import Encoder, in_batches, require
 from .onnx_export import export_onnx
 

@@ -1,12 +1,12 @@
 """sentence-transformers models run by PyTorch (kind `sentence-transformers`, the default engine `torch`), on
-the CPU or on QA_BASELINE_DEVICE (qa_baseline.process)."""
+the CPU or on QA_BASELINE_DEVICE (qa_baseline.core.process)."""
 from typing import Any
 
 import numpy as np
 
-from ..errors import UserError
-from ..process import device, threads
-from ..versions import dist_version
+from ..core.errors import UserError
+from ..core.process import device, threads
+from ..core.versions import dist_version
 from .base import Encoder, require
 
 

@@ -5,8 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from ..process import threads
-from ..versions import dist_version
+from ..core.process import threads
+from ..core.versions import dist_version
 from .base import Encoder, require
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
-from ..index.kb import MIN_TYPO
+from ..indexes.kb import MIN_TYPO
 from .normalise import normalise, sound
 
 if TYPE_CHECKING:
-    from ..index.kb import KB
+    from ..indexes.kb import KB
 
 MAX_NAME = 64
 MAX_FUZZY = 30  # fuzzy subjects kept per question: the longest spans (a dense KB has many one-edit neighbours)

@@ -15,7 +15,7 @@ import functools
 import re
 import unicodedata
 
-from ..hints import requires
+from ..core.hints import requires
 
 DROPPED = "《》〈〉<>\"'“”‘’「」『』·・•"
 _DROP = str.maketrans("", "", DROPPED)

@@ -20,7 +20,7 @@ Candidates: each linked subject (qa_baseline.kb.link) with each of its triples. 
   object_in_question  the object (normalised, two or more characters) occurs in the question minus the span
   overlap_gap, assoc_gap, assoc_char_gap   overlap, assoc_mean and assoc_char minus the best value among the
                     same subject's triples (a linear model cannot compare a triple with its siblings otherwise)
-With --train, a model (qa_baseline/learning.py, LEARNERS: a logistic regression, standardised features, lbfgs,
+With --train, a model (qa_baseline/rankers/learning.py, LEARNERS: a logistic regression, standardised features, lbfgs,
 C = 1, the default; or LambdaMART, LightGBM lambdarank with each question's candidates one query) trained on the
 training questions' candidates, label = the candidate's object is a gold answer; the association counts for
 each training question come from the other folds (5 folds, question i in fold i mod 5), so its features look
@@ -39,13 +39,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import learning
-from ..index.kb import ALIAS, BASE, NAME
+from ..core.errors import UserError
+from ..indexes.kb import ALIAS, BASE, NAME
+from ..rankers import learning
 from .link import MATCHES, link
 from .normalise import normalise
 
 if TYPE_CHECKING:
-    from ..index.kb import KB
+    from ..indexes.kb import KB
     from .link import Mention
 
 FEATURES = ("mention_len", "single_char", "len_gap", "inside_longer", "name", "base", "alias", "sound", "typo",
@@ -236,7 +237,6 @@ def train(kb: KB, items: Sequence[tuple[str, Sequence[str]]], progress: Callable
         if cands:
             sizes.append(len(cands))
     if not learning.two_classes(y):
-        from ..errors import UserError
         raise UserError("the training questions give no candidates with and without the gold answer (fix: give "
                         "the training file of this KB as --train)")
     learned = learning.make(learner, **LEARNERS[learner]).fit(np.array(X, dtype=np.float64), np.array(y), sizes)

@@ -8,12 +8,12 @@ reads; the learned one also has `fit(groups)` (groups with labels). Texts are ta
 The interface is the `Ranker` protocol of rankers/base.py, with `Candidates` and the settings.
 
 To add one, write the class in a module here and list it in RANKERS (name -> "module:Class",
-qa_baseline/registry.py)."""
+qa_baseline/core/registry.py)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..registry import load
+from ..core.registry import load
 from .tokens import Text
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """learned: a model over other rankers' features (default bm25 + the four overlap shares; `--features` adds
-dense and/or cross), fitted on the labelled lines of the training groups. The model is a qa_baseline/learning.py
+dense and/or cross), fitted on the labelled lines of the training groups. The model is a qa_baseline/rankers/learning.py
 kind (`learner` setting, else `default_learner`; MODELS holds each kind's options): logistic (standardised
 features, liblinear, C = 1, random_state 0; a sentence's score is its logit) or lambdamart (LightGBM lambdarank
 over the groups; its score is the ranking score). Both are deterministic."""
@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import learning
-from ..errors import UserError
+from ..core.errors import UserError
+from . import learning
 from . import RANKERS, make
 from .base import BaseRanker, Candidates, RankerSettings
 from .tokens import Text

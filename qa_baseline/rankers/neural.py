@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import UserError
+from ..core.progress import tqdm
 from ..encoders import CROSS_LANGS, load_cross_encoder, load_encoder
-from ..errors import UserError
-from ..progress import tqdm
 from .base import BaseRanker, Candidates, RankerSettings
 from .tokens import Text
 

@@ -4,7 +4,7 @@ English: Anserini's default English analyzer (Lucene: Porter stemming, Lucene's 
 analyzer of the English BM25 index, called through the JVM (about 25,000 sentences/s here, so no Python
 stand-in is needed). Chinese, three variants (`--tokens`), after Unicode NFKC (full-width letters and digits
 as ASCII): `char` (each CJK character a token), `bigram` (overlapping bigrams of each run of CJK characters, a
-lone character as itself, as Lucene's CJKAnalyzer) and `jieba` (rjieba words, qa_baseline.analysis); runs of
+lone character as itself, as Lucene's CJKAnalyzer) and `jieba` (rjieba words, qa_baseline.lucene.analysis); runs of
 other letters and digits are lowercase words in `char` and `bigram`. The default, `char`, measured best on
 the cmrc2018 stand-in (MRR on the --holdout 5 part, bm25 / overlap / learned: char .865 / .876 / .869,
 bigram .852 / .877 / .865, jieba .847 / .846 / .880; bm25 on all 926 questions: .858, .845, .826).
@@ -18,9 +18,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from .. import jvm
-from ..analysis import jieba_tokens
-from ..errors import UserError
+from ..core.errors import UserError
+from ..lucene import jvm
+from ..lucene.analysis import jieba_tokens
 
 ZH_TOKENS = ("char", "bigram", "jieba")
 DEFAULT_ZH = "char"

@@ -24,7 +24,9 @@ from collections.abc import Callable, Iterable, Sequence, Sized
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, cast
 
-from ..errors import UserError
+from .. import tasks
+from ..core.errors import UserError
+from ..core.fileio import atomic_write
 from .render import is_percent
 
 if TYPE_CHECKING:
@@ -72,7 +74,6 @@ def references(task_id: str, measure: str, gold_paths: Sequence[str] = ()) -> li
     if task_id.startswith("mcqa-") and measure.split("[", 1)[0] == "accuracy":
         return [("chance", MCQA_CHANCE)]
     if task_id in ("qac-2", "qac-3") and measure == "AFM" and len(gold_paths) == 1:
-        from .. import tasks
         task = tasks.get(task_id)
         try:
             gold = task.read_gold(gold_paths[0])
@@ -296,7 +297,6 @@ def draw(ax: Axes, panel: Panel, labels: Sequence[str], kinds: Iterable[str], xr
 def save(panels: Iterable[Panel], path: str, width: str = "column", say: bool = True) -> Figure:
     """Draw PANELS into PATH (.png, .pdf or .svg, written atomically) WIDTH wide (column or page); returns the
     Figure. SAY: print what was drawn on stderr."""
-    from ..fileio import atomic_write
     check_path(path)
     ext = os.path.splitext(path)[1].lower()
     metadata = {".pdf": {"CreationDate": None, "Producer": None, "Creator": None},

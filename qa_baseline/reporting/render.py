@@ -21,6 +21,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from ..scoring.metrics import measure
 
 FORMATS = ("md", "latex", "csv", "json")
 WIDTHS = ("column", "page")  # LaTeX: `table` (one column) or `table*` (the page of a two-column paper)
@@ -36,7 +37,6 @@ BREAK_AFTER = "-_./,=:;"  # where a long word may break in LaTeX (else after 16 
 
 def is_percent(metric: str) -> bool:
     """Whether papers give METRIC (also NAME[part]) in per cent (metrics.MEASURES' `percent` flag)."""
-    from ..scoring.metrics import measure
     try:
         return measure(metric).percent
     except KeyError:

@@ -18,11 +18,12 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .. import ROOT, textio
-from ..config import WORKSPACE
-from ..errors import UserError
-from ..versions import versions
-from ..fileio import write_json
+from .. import ROOT, tasks
+from ..core import textio
+from ..core.config import WORKSPACE
+from ..core.errors import UserError
+from ..core.fileio import write_json
+from ..core.versions import versions
 
 RUNS = os.path.join(WORKSPACE, "runs")
 REQUIRED = ("task", "data", "corpus", "retriever", "metrics")
@@ -110,7 +111,6 @@ def order(row: Mapping[str, Any]) -> tuple[Any, ...]:
 def method_heading(task_id: str) -> str:
     """The heading of a task's method column: Reranker where the method is its --reranker (DBQA), else
     Retriever."""
-    from .. import tasks
     try:
         fields = {f.name for f in dataclasses.fields(tasks.get(task_id).Settings)}
     except UserError:  # a row of a task this version does not know
@@ -121,7 +121,6 @@ def method_heading(task_id: str) -> str:
 def corpus_name(task_id: str, corpus: str) -> str:
     """A row's corpus as tables, captions and labels name it (a file's stem); "" for none: "-", or the task's
     `source` (the corpus field of a task that opens no corpus, such as DBQA's given sentences)."""
-    from .. import tasks
     try:
         source = tasks.get(task_id).source
     except UserError:
@@ -158,7 +157,6 @@ def run_labels(rows: Sequence[Mapping[str, Any]]) -> list[Label]:
     name) and the short settings whose values differ between the task's rows (or that rows of the same method
     have and lack; a file by its name), leaving out None/False and a setting at its default; checksums, lists
     and tables stay in the manifest, the task and data have captions or headings of their own."""
-    from .. import tasks
     values: dict[tuple[Any, ...], set[Any]] = {}
     present: dict[tuple[Any, ...], list[Any]] = {}
     defaults: dict[str, Any] = {}

@@ -27,11 +27,11 @@ from string import Template
 from typing import Any
 
 from .. import __version__
-from ..errors import UserError
-from ..fileio import build_dir, replace_dir, sha256_file
-from ..hints import plural
-from ..scoring import leaderboard as lb
+from ..core.errors import UserError
+from ..core.fileio import build_dir, replace_dir, sha256_file
+from ..core.hints import plural
 from ..scoring.significance import ALPHA
+from . import leaderboard as lb
 from . import render
 from .plot import Panel, save
 from .rows import corpus_parts, method_heading

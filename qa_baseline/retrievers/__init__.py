@@ -5,15 +5,15 @@ any retriever's top scores without the hits (what the MCQA rule needs); `write_t
 retriever's hits as a TREC run file.
 
 To add one, write `retrievers/NAME.py` with a class taking (corpus config, params) and list it in RETRIEVERS
-(name -> "module:Class", qa_baseline/registry.py)."""
+(name -> "module:Class", qa_baseline/core/registry.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UserError
-from ..fileio import atomic_write
-from ..registry import load
+from ..core.errors import UserError
+from ..core.fileio import atomic_write
+from ..core.registry import load
 
 if TYPE_CHECKING:
     from .base import Hit, Retriever

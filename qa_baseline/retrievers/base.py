@@ -4,9 +4,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..analysis import ANALYZERS
-from ..errors import UserError
-from ..settings import option
+from ..core.errors import UserError
+from ..core.settings import option
+from ..lucene.analysis import ANALYZERS
 from . import RETRIEVERS
 
 K1, B = 0.9, 0.4  # Anserini's BM25 defaults: the only place they are written down

@@ -1,5 +1,5 @@
 """Lucene BM25 through Anserini's SimpleSearcher (the class pyserini's LuceneSearcher wraps), reached
-directly with pyjnius: same scores as pyserini, 1-3 s start-up instead of 10-16 s (see jvm.py)."""
+directly with pyjnius: same scores as pyserini, 1-3 s start-up instead of 10-16 s (see lucene/jvm.py)."""
 import functools
 import json
 import math
@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import jvm
-from ..analysis import pretokenize
-from ..index import postings
-from ..index.layout import bm25_dir, bm25_options, nio_directory, open_index, simple_searcher
+from ..indexes import postings
+from ..indexes.layout import bm25_dir, bm25_options, open_index
+from ..lucene import jvm
+from ..lucene.analysis import pretokenize
+from ..lucene.searcher import nio_directory, simple_searcher
 from .base import Hit, bm25_params
 
 BATCH_MAX_K = 10

@@ -5,9 +5,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.errors import UserError
 from ..encoders import DEFAULTS, load_encoder
-from ..errors import UserError
-from ..index.layout import (SEARCH_DEFAULTS, build_hint, dense_dir, dense_note, dense_options, faiss_module,
+from ..indexes.layout import (SEARCH_DEFAULTS, build_hint, dense_dir, dense_note, dense_options, faiss_module,
                              open_index)
 from .base import Hit
 

@@ -7,7 +7,7 @@ dense, weight = 0.5. Both lists are `depth` (100) deep; ties go to the smaller d
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UserError
+from ..core.errors import UserError
 from .base import Hit
 from .bm25 import BM25
 from .dense import Dense

@@ -1,5 +1,5 @@
 """Confidence intervals and significance tests over questions, for the paper table (reporting/report.py) and
-the leaderboard (leaderboard.py). Every measure here is a mean of per-question values (metrics.py), so both
+the leaderboard (reporting/leaderboard.py). Every measure here is a mean of per-question values (metrics.py), so both
 resample questions.
 
 - `bootstrap_ci`: 95% percentile bootstrap interval of the mean. The questions are resampled with replacement

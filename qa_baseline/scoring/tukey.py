@@ -35,7 +35,7 @@ from string import ascii_letters
 import numpy as np
 import numpy.typing as npt
 
-from ..hints import requires
+from ..core.hints import requires
 
 TRIALS, SEED, ALPHA, POWER = 5000, 0, 0.05, 0.8
 CHUNK_VALUES = 1_000_000  # values permuted at a time: trials per chunk = this // (m n); memory 8 MB per million

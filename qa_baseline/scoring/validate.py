@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError, at
-from ..hints import plural
-from ..textio import READ_ERRORS, TextProblem, open_binary, raw_lines, text_problem, whole_file
+from ..core.errors import UserError, at
+from ..core.hints import plural
+from ..core.textio import READ_ERRORS, TextProblem, open_binary, raw_lines, text_problem, whole_file
 
 CAP = 20  # errors shown; the rest are counted
 SHAPE_LINES = 5  # the first non-empty lines of a submission whose shape tells its format

@@ -1,5 +1,5 @@
 """The task registry: task id -> "module:Class" of its Task, made from the id (tasks/base.py says what a
-task is; qa_baseline/registry.py how a registry is read).
+task is; qa_baseline/core/registry.py how a registry is read).
 
 To add a task: write its folder tasks/NAME/ (formats, pipeline, a Task subclass in __init__.py), its defaults
 in qa_baseline/configs/tasks/ID.yaml, and one line below. run, score and report know tasks only through this table."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import load
+from ..core.registry import load
 from .base import Task
 
 REGISTRY = {

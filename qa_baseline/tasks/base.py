@@ -4,7 +4,7 @@ A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__in
   - `Settings`: a frozen dataclass of everything that changes its output. Each field is also a command-line
     option (`--name`; declared with `option(...)`); values come from the dataclass defaults, then the task's
     YAML (qa_baseline/configs/tasks/ID.yaml), then the command line, merged once by `make_settings`
-    (qa_baseline/settings.py). A task sees only its own options. Tasks that retrieve passages use
+    (qa_baseline/core/settings.py). A task sees only its own options. Tasks that retrieve passages use
     `RetrievalSettings` (corpus, retriever, BM25, dense, hybrid).
   - formats: `read_input` (what the pipeline may see: never gold answers), `read_gold`, `gold_for` (the
     gold of the items a run answered, None without gold), `submission_name`, `write_submission`,
@@ -14,7 +14,7 @@ A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__in
   - the pipeline: `open(settings)` -> components (the retriever, a KB, a collection), then
     `predict(items, components, settings)` -> Prediction (the answers `write_submission` writes).
 
-The run driver (run.py) and the scorer (scoring/score.py) only call these; no task-specific branch lives there."""
+The run driver (run.py) and the scorer (score.py) only call these; no task-specific branch lives there."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from ..errors import NoGold, UserError
+from ..core.config import corpus_config
+from ..core.errors import NoGold, UserError
+from ..core.hints import command
+from ..core.settings import option
+from ..retrievers import open_retriever
 from ..retrievers.base import RetrieverSettings
-from ..settings import option
 
 if TYPE_CHECKING:
     from ..scoring.validate import Errors
@@ -146,8 +149,6 @@ class Task(ABC, Generic[S]):
         """The components PREDICT uses: the corpus and retriever of a retrieval task."""
         if not self.uses_retriever:
             return {}
-        from ..config import corpus_config
-        from ..retrievers import open_retriever
         retrieval = cast(RetrievalSettings, settings)  # uses_retriever: self.Settings is a RetrievalSettings
         if not retrieval.corpus:
             raise UserError(f"task {self.id}: no corpus (fix: give --corpus NAME|PATH, or `corpus:` in its task "
@@ -162,6 +163,5 @@ class Task(ABC, Generic[S]):
         return self.pipeline.predict(items, components, settings)
 
     def no_pipeline(self) -> UserError:
-        from ..hints import command
         return UserError(f"task {self.id} has a scorer but no pipeline yet (fix: score submissions with "
                          f"`{command('score')} --task {self.id}`)")

@@ -23,11 +23,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import NoGold, UserError, at, unread
-from ..hints import requires
-from ..textio import text_lines
+from ..collection.metadata import Collection
+from ..collection.sources import MemorySource
+from ..core.errors import NoGold, UserError, at, unread
+from ..core.hints import requires
+from ..core.textio import text_lines
 from ..rankers.base import Candidates as Group
+from .datasearch.formats import Question as DSQuestion
 from .mcqa.formats import LABELS, Question, gold_label
+from .qac.formats import Question as QACQuestion, Gold
 
 SUFFIXES = (".parquet", ".jsonl")
 Row = dict[str, Any]
@@ -317,14 +321,12 @@ def qac_items(path: str) -> list[tuple[str, str, list[list[str]] | None]]:
 def qac_questions(path: str) -> list[Any]:
     """qac's Questions of a SQuAD 2.0 file (no series). The context is not read: qac answers from a corpus, so
     the corpus given to `run` must hold the contexts (e.g. one document per distinct context)."""
-    from .qac.formats import Question as QACQuestion
     return [QACQuestion(qid, question, "", []) for qid, question, _ in qac_items(path)]
 
 
 def qac_gold(path: str) -> dict[str, Any]:
     """{qid: qac Gold} of a SQuAD 2.0 file: an empty answers.text is no answer (has_answer 0); no supporting
     documents (SQuAD names none), so qac-1's MRR_supported is not computed."""
-    from .qac.formats import Gold
     items = qac_items(path)
     if items[0][2] is None:
         raise NoGold(f"{path}: no answers column (fix: pass the file with answers as --gold)")
@@ -355,7 +357,6 @@ def datasearch_tables(path: str) -> tuple[dict[str, Any], dict[str, dict[str, An
     `table-N`, N its first row); rows naming one table with other cells get `NAME#2`, ... ."""
     import csv
     import io
-    from .datasearch.formats import Question as DSQuestion
     rows = read_rows(path)
     schema_of(path, rows, DATASEARCH_SCHEMAS)
     questions: dict[str, Any] = {}
@@ -391,8 +392,6 @@ def datasearch_questions(path: str) -> Any:
 def datasearch_collection(path: str) -> Any:
     """The in-memory collection of a WikiTableQuestions file's tables: one metadata record and one CSV data
     file per distinct table."""
-    from ..collection.metadata import Collection
-    from ..collection.sources import MemorySource
     _, records, files = datasearch_tables(path)
     return Collection(path, MemorySource(files, path), records)
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...collection import open_collection
-from ...errors import NoGold, UserError
-from ...textio import stem
+from ...core.errors import NoGold, UserError
+from ...core.textio import stem
 from .. import hf
 from ..base import Settings, Task, option
 from . import formats, pipeline

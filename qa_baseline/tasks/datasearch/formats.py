@@ -12,11 +12,11 @@ import collections
 import re
 from collections.abc import Mapping
 
-from ...errors import UserError, at
-from ...fileio import write_lines
+from ...core.errors import UserError, at
+from ...core.fileio import write_lines
+from ...core.textio import text_lines
 from ...scoring.metrics import Answered, Scores, score_questions
 from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape
-from ...textio import text_lines
 
 SYSDESC = re.compile(r"<SYSDESC>(.*)</SYSDESC>")
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ...core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...collection.metadata_search import MetadataBM25
 from ...retrievers.base import B, K1

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...rankers import RANKERS
-from ...learning import MODELS
+from ...rankers.learning import MODELS
 from ...rankers.tokens import ZH_TOKENS
 from .. import hf
 from ..base import Settings, Task, option

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TextIO, cast
 
-from ...errors import NoGold, UserError, at
-from ...fileio import write_lines
-from ...hints import plural
+from ...core.errors import NoGold, UserError, at
+from ...core.fileio import write_lines
+from ...core.hints import plural
 from ...rankers.base import Candidates as Group  # query = the question, texts = its candidate sentences
 from ...scoring.metrics import Judged, Scores, rank_by_score, score_questions
 from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape

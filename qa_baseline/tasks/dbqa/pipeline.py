@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from ...errors import UserError
-from ...learning import split as fold_split
+from ...core.errors import UserError
+from ...encoders import CROSS_LANGS
 from ...rankers import make
 from ...rankers.base import RankerSettings
-from ...encoders import CROSS_LANGS
+from ...rankers.learning import split as fold_split
 from ...rankers.tokens import detect_lang
-from ..base import Prediction
 from .. import hf
+from ..base import Prediction
 from .formats import Group, check_text, read, write_gold
 
 if TYPE_CHECKING:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...config import resolve_path
-from ...errors import UserError
-from ...textio import stem
+from ...core.config import resolve_path
+from ...core.errors import UserError
+from ...core.hints import command
+from ...core.textio import stem
+from ...indexes.kb import open_kb
 from ..base import Settings, Task, option
 from . import formats, pipeline
 from .formats import Item
@@ -37,9 +39,7 @@ class KBQA(Task[KBQASettings]):
         return formats.read_questions(path)  # question lines only: triples and answers never reach predict
 
     def open(self, settings: KBQASettings) -> dict[str, Any]:
-        from ...index.kb import open_kb
         if not settings.kb:
-            from ...hints import command
             raise UserError(f"--task kbqa needs --kb FILE (fix: give the KB file whose store `{command('index')} --kb "
                             "FILE` built)")
         kb = open_kb(resolve_path(settings.kb))

@@ -16,8 +16,8 @@ import re
 from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 
-from ...errors import NoGold, UserError
-from ...fileio import write_lines
+from ...core.errors import NoGold, UserError
+from ...core.fileio import write_lines
 from ...scoring.metrics import Judged, Scores, score_questions
 from ...scoring.validate import Errors, Report, SubmissionFile, gold_error, gold_lines, shape
 

@@ -1,7 +1,7 @@
 """The NLPCC KBQA baseline: link the question's KB subjects, rank their (predicate, object) triples, answer
 with the best triple's object (no candidate: no answer).
 
-The KB store (qa_baseline/index/kb.py, built by `python -m qa_baseline.index --kb FILE`) holds the triples
+The KB store (qa_baseline/indexes/kb.py, built by `python -m qa_baseline.index --kb FILE`) holds the triples
 and the names; linking (kb/link.py) finds every name, alias, homophone, one-edit typo and suffix variant of a
 name in the question; ranking (kb/predicates.py) scores each candidate with a logistic regression trained on
 --train (the 2016 training questions; label: the candidate's object is a gold answer), or without --train
@@ -14,8 +14,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...core.progress import tqdm
 from ...kb.predicates import FEATURES, Ranker, train
-from ...progress import tqdm
 from ..base import Prediction
 from .formats import Item, read_gold
 

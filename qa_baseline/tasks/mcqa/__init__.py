@@ -8,13 +8,15 @@ import os
 from typing import Any
 from dataclasses import dataclass
 
-from ...errors import UserError
-from ...learning import MODELS
-from ...textio import stem
+from ...core.errors import UserError
+from ...core.hints import command
+from ...core.textio import stem
+from ...rankers.learning import MODELS
+from ...scoring.validate import Errors
 from .. import hf
 from ..base import RetrievalSettings, Task, option
-from ...scoring.validate import Errors
 from . import formats, pipeline
+from .evidence import Both
 from .formats import Question
 
 
@@ -67,12 +69,10 @@ class MCQA(Task[MCQASettings]):
                             f"--retriever {settings.retriever})")
         components = super().open(settings)
         if settings.scorer not in (None, "rule"):
-            from .evidence import Both
             components["retriever"] = Both(components["corpus"], settings.retriever_params(), components["retriever"])
         return components
 
     def no_pipeline(self) -> UserError:
-        from ...hints import command
         return UserError("mcqa-all is scored over both languages' submissions (fix: run --task mcqa-en and --task "
                          f"mcqa-zh, then `{command('score')} --task mcqa-all --gold EN.csv --submission "
                          "T_en.csv --gold ZH.csv --submission T_zh.csv`)")

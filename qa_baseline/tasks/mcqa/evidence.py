@@ -10,7 +10,8 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ...progress import tqdm
+from ...core.progress import tqdm
+from ...retrievers import open_retriever
 from ...retrievers.base import Hit, Retriever
 from .formats import Question
 
@@ -24,7 +25,6 @@ class Both:
     name = "bm25+dense"
 
     def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any], bm25: Retriever) -> None:
-        from ...retrievers import open_retriever
         self.parts: dict[str, Retriever] = {"bm25": bm25, "dense": open_retriever("dense", corpus_cfg, params)}
         self.manifest = {name: part.manifest for name, part in self.parts.items()}
 

@@ -11,11 +11,11 @@ import csv
 from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 
-from ...errors import NoGold, UserError, at
-from ...fileio import write_lines
+from ...core.errors import NoGold, UserError, at
+from ...core.fileio import write_lines
+from ...core.textio import text_lines
 from ...scoring.metrics import Judged, Scores, score_questions, summarise
 from ...scoring.validate import Errors, SubmissionFile, shape
-from ...textio import text_lines
 
 LABELS = "ABCD"
 FIELDS = "id, question, A, B, C, D"  # the fields of a question line, less the answer

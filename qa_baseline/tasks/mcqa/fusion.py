@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...errors import UserError
+from ...core.errors import UserError
 from .evidence import NORMALISERS, Evidence, choose, option_score
 from .formats import LABELS
 

@@ -26,9 +26,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ... import learning
-from ...errors import UserError
-from ...progress import tqdm
+from ...answers.passages import PassageStore
+from ...core.errors import UserError
+from ...core.progress import tqdm
+from ...encoders import load_cross_encoder
+from ...rankers import learning
 from ...rankers.tokens import chars
 from .evidence import PARTS, Evidence, choose, features, zscore
 from .formats import LABELS
@@ -62,8 +64,6 @@ class Featurizer:
         self.lang, self.n, self.names = lang, n, names(lang)
         self.cross: Any = None
         if lang == "en":
-            from ...answers.passages import PassageStore
-            from ...encoders import load_cross_encoder
             self.cross, self.store = load_cross_encoder(CROSS_ENCODER), PassageStore(corpus_cfg)
 
     def rows(self, evidence: Sequence[Evidence]) -> list[list[dict[str, float]]]:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ...core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from ...errors import UserError
-from ..base import Prediction
+from ...core.errors import UserError
 from ...retrievers import top_scores
+from ..base import Prediction
 from .evidence import choose, option_score, rule_score  # noqa: F401  (benches and tests: pipeline.option_score)
 from .formats import LABELS, Question
+from .scorers import predict_beyond
 
 if TYPE_CHECKING:
     from . import MCQASettings
@@ -29,7 +30,6 @@ def predict(questions: Sequence[Question], components: Mapping[str, Any], settin
     if n < 1:
         raise UserError(f"--n must be at least 1, not {n}")
     if settings.scorer not in (None, "rule"):
-        from .scorers import predict_beyond
         return predict_beyond(questions, components, settings)
     answers: dict[str, str] = {}
     trace: list[dict[str, Any]] = []

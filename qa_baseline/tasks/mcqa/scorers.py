@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ...errors import NoGold, UserError
+from ...core.errors import NoGold, UserError
 from ..base import Prediction
 from . import fusion, learned
 from .evidence import NORMALISERS, Evidence, choose, gather, hit_records

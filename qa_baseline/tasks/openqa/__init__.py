@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...answers import neural
-from ...learning import MODELS
+from ...core.errors import UserError
+from ...rankers.learning import MODELS
 from ..base import RetrievalSettings, Task, option
 from . import formats, pipeline
 
@@ -53,7 +54,6 @@ class OpenQA(Task[OpenQASettings]):
 
     def open(self, settings: OpenQASettings) -> dict[str, Any]:
         if settings.lang and settings.lang != self.lang:
-            from ...errors import UserError
             raise UserError(f"openqa-en answers English questions: --lang {settings.lang} does not apply")
         return super().open(settings)
 

@@ -17,11 +17,11 @@ from xml.etree.ElementTree import ParseError
 import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
 
-from ...errors import NoGold, UserError, at, unread
-from ...fileio import write_lines
+from ...core.errors import NoGold, UserError, at, unread
+from ...core.fileio import write_lines
+from ...core.textio import looks_like, text_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions
 from ...scoring.validate import Errors, SubmissionFile, shape
-from ...textio import looks_like, text_lines
 
 MAX_ANSWERS = 5
 LAYOUT = "System<TAB>QID<TAB>True|False<TAB>N<TAB>answer 1<TAB>...<TAB>answer N"

@@ -10,12 +10,12 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...errors import NoGold, UserError
 from ...answers import neural
 from ...answers.answer_types import answer_type
 from ...answers.scorers import LEARNERS
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
     trace_record, wide_for
+from ...core.errors import NoGold, UserError
 from ..base import Prediction
 from .formats import MAX_ANSWERS, parse_pairs, read_gold
 

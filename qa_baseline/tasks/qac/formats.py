@@ -17,8 +17,8 @@ from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ...errors import NoGold, UserError, at, unread
-from ...fileio import write_lines
+from ...core.errors import NoGold, UserError, at, unread
+from ...core.fileio import write_lines
 from ...scoring.metrics import Judged, Scores, match_answers, score_questions, summarise, values
 from ...scoring.validate import Errors, SubmissionFile, gold_lines, shape
 

@@ -17,13 +17,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...answers.answer_types import answer_type
 from ...answers import neural
+from ...answers.answer_types import answer_type
 from ...answers.scorers import LEARNERS, RuleScorer, ranked
 from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
     trace_record, wide_for
+from ...core.errors import NoGold, UserError
 from ...corpus.segment import document_id
-from ...errors import NoGold, UserError
 from ..base import Prediction
 from .formats import TASK1_MAX, Gold, Question, read_gold, read_questions, score
 

@@ -2,7 +2,7 @@
 passage a query's terms occur in scored at once, with Lucene's own arithmetic, so a fresh process needs no JIT
 warm-up (Lucene's first pass in a new JVM took 2-3x its later ones: docs/results.md).
 
-Written by the index build (index/lucene.py) for corpora of at most MAX_PASSAGES passages: the indexed texts
+Written by the index build (indexes/lucene.py) for corpora of at most MAX_PASSAGES passages: the indexed texts
 are analysed again by the searcher's own Lucene analyzer (the one queries go through), and the arrays are kept
 only when their statistics equal the index's (terms, postings, term occurrences, documents, each passage's
 length norm): otherwise the build says so and top_scores keeps searching through Lucene. Larger corpora keep
@@ -93,7 +93,7 @@ def analysed(analyzer: Any, texts: Iterable[str], joined: bool = True,
 
 def _index_stats(lucene_dir: str) -> tuple[tuple[int, ...], np.ndarray] | None:
     """The Lucene index's (terms, postings, occurrences, documents with terms, passages) of FIELD and how many
-    passages have each length norm; None when it is not one segment (builds end in one: index/lucene.py)."""
+    passages have each length norm; None when it is not one segment (builds end in one: indexes/lucene.py)."""
     from jnius import autoclass
     reader = autoclass("org.apache.lucene.index.DirectoryReader").open(
         autoclass("org.apache.lucene.store.MMapDirectory")(autoclass("java.io.File")(lucene_dir).toPath()))

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..hints import requires
+from ..core.hints import requires
 
 ray = requires("scale", "ray")  # the scale extra: Ray Data (and pyarrow)
 import pyarrow as pa  # noqa: E402
@@ -43,12 +43,12 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from ..config import known_encoders
+from ..core.config import known_encoders
+from ..core.errors import Problems, UserError
+from ..core.hints import plural
+from ..core.process import environment
+from ..core.progress import tqdm
 from ..encoders import Encoder, load_encoder
-from ..errors import Problems, UserError
-from ..hints import plural
-from ..process import environment
-from ..progress import tqdm
 from .dense import corpus_shards, passage_count, shard_done, write_shard
 from .layout import passage_text
 

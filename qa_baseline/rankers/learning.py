@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from ..core.hints import requires
 
 T = TypeVar("T")
 M = TypeVar("M")
@@ -82,7 +83,6 @@ class LambdaMART:
     def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "LambdaMART":
         if groups is None or sum(groups) != len(y):
             raise ValueError("lambdamart needs GROUPS: the number of rows of each question, summing to len(y)")
-        from .hints import requires
         lightgbm = requires("retrieval", "lightgbm")
         self.model = lightgbm.LGBMRanker(objective="lambdarank", **self.options)
         self.model.fit(np.asarray(X, dtype=float), np.asarray(y, dtype=int), group=list(groups))

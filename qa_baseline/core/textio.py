@@ -4,7 +4,7 @@ Big5, Shift_JIS, EUC-JP, Latin-1), and so is a binary one (`binary`: gzip, ZIP, 
 one `FILE:LINE: what (fix: how)` error. Two readers:
 `text_lines` (each line decoded and checked on its own: task inputs, gold files, corpora) and `block_lines`
 (decoded in blocks, several times faster: multi-GB knowledge bases). Writing, swapping and locking files, and
-checksums: qa_baseline.fileio."""
+checksums: qa_baseline.core.fileio."""
 import bz2
 import codecs
 import gzip

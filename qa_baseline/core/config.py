@@ -18,11 +18,12 @@ from typing import Any
 
 import yaml
 
-from . import ROOT, textio
+from .. import ROOT
+from . import textio
 from .errors import UserError
 from .hints import missing_extra
 
-CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")  # the packaged configs
+CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")  # the packaged configs
 WORKSPACE = ROOT if os.path.isfile(os.path.join(ROOT, "pyproject.toml")) else os.getcwd()
 
 
@@ -99,7 +100,7 @@ USED_DISTRIBUTIONS: set[str] = set()  # distributions whose files a `package:` p
 
 def resolve_path(path: str) -> str:
     """A config path as a real file path (a `package:` path also records its distribution as used: run rows
-    list its version, qa_baseline.versions). `package:qa_baseline/qa_baseline/REL` is a file shipped inside this
+    list its version, qa_baseline.core.versions). `package:qa_baseline/qa_baseline/REL` is a file shipped inside this
     package (package data): found beside the package wherever it runs from, a checkout or a wheel."""
     dist, rel = package_path(path)
     if dist == "qa_baseline":

@@ -26,14 +26,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from ..analysis import ANALYZERS
+from ..core.errors import Problems, UserError
+from ..core.fileio import UMASK, atomic_write, read_json, replace_dir, write_json
+from ..core.hints import plural
 from ..corpus import read_corpus
 from ..encoders import DEFAULTS, Encoder, decides, load_encoder, resolve
-from ..errors import Problems, UserError
-from ..hints import plural
-from ..fileio import UMASK, atomic_write, read_json, replace_dir, write_json
+from ..lucene.analysis import ANALYZERS
 from .layout import (SEARCH_DEFAULTS, SHARD_SIZE, bm25_dir, build_lock, check_owner, dense_dir, dense_time,
                      faiss_module, fingerprint, partial_dir, passage_text, read_manifest)
 
@@ -117,7 +117,7 @@ def encode_shards(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size
                   progress: bool = True) -> int:
     """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles) in this process, skipping
     finished shards. Holds one shard of passages and vectors in memory at a time; returns the passage count.
-    (index/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
+    (indexes/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
     os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
     count = 0
     bar = tqdm(total=passage_count(cfg, folder), desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages",

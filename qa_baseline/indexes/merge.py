@@ -20,10 +20,11 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 
-from .. import jvm
-from .layout import nio_directory  # read as the single build reads: not memory-mapped
-from ..errors import UserError
-from ..hints import plural
+from ..core.errors import UserError
+from ..core.hints import plural
+from ..lucene import jvm
+from ..lucene.searcher import nio_directory  # read as the single build reads: not memory-mapped
+from .lucene import run_anserini
 
 
 def merge_indexes(parts: Sequence[str], out: str) -> int:
@@ -51,7 +52,6 @@ def merge_indexes(parts: Sequence[str], out: str) -> int:
 def index_part(data: bytes, analyzer: str, threads: int) -> tuple[int, dict[str, bytes], str]:
     """A Ray task: index the JSON lines DATA (bytes) with Anserini in a temporary folder on this node;
     returns (documents indexed, {file name: bytes} of the Lucene index, Anserini's log)."""
-    from .lucene import run_anserini
     with tempfile.TemporaryDirectory(prefix="qa_baseline-bm25-part-") as tmp:
         docs, index = os.path.join(tmp, "docs"), os.path.join(tmp, "lucene")
         os.makedirs(docs)
@@ -73,7 +73,7 @@ def ray_indexer(address: str = "auto", cpus: int = 1, env: dict[str, str] | None
     JSON-lines file, the parts merged into the index folder; returns the merged index's document count."""
 
     def indexer(input_dir: str, index_dir: str, analyzer: str, threads: int) -> int:
-        from .distributed import connect, worker_env
+        from .distributed import connect, worker_env  # defers ray to the Ray indexer
         ray = connect(address)
         files = sorted(f for f in os.listdir(input_dir) if f.endswith(".jsonl"))
         task = ray.remote(index_part).options(num_cpus=cpus, runtime_env={"env_vars": worker_env("cpu", cpus, env)})
@@ -91,7 +91,7 @@ def ray_indexer(address: str = "auto", cpus: int = 1, env: dict[str, str] | None
                 try:
                     count, index_files, log = ray.get(ready[0])
                 except ray.exceptions.RayError as e:
-                    from .distributed import first_line
+                    from .distributed import first_line  # defers ray to the Ray indexer
                     raise UserError(f"Ray: indexing part {refs[ready[0]]} failed: {first_line(e)}") from None
                 folder = os.path.join(parts, f"{refs[ready[0]]:05d}")
                 os.makedirs(folder)

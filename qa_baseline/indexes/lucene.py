@@ -16,20 +16,20 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from .. import jvm
-from ..versions import versions
-from ..analysis import ANALYZERS, LANGUAGE, pretokenize
+from ..core.errors import Problems, UserError
+from ..core.fileio import build_dir, replace_dir, write_json
+from ..core.hints import plural
+from ..core.textio import forget_reads, read_position
+from ..core.versions import versions
 from ..corpus import read_corpus
-from ..errors import Problems, UserError
-from ..fileio import build_dir, replace_dir, write_json
-from ..hints import plural
-from ..javalog import java_log, show_tail
-from ..textio import forget_reads, read_position
+from ..lucene import jvm
+from ..lucene.analysis import ANALYZERS, LANGUAGE, pretokenize
+from ..lucene.javalog import java_log, show_tail
+from ..lucene.searcher import nio_directory, simple_searcher
 from . import postings
-from .layout import (FORMAT, bm25_dir, build_lock, check_owner, fingerprint, nio_directory, passage_text,
-                     read_manifest, simple_searcher)
+from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
 
 
 # Memory flat in the corpus's size (bench/scale.py): Lucene flushes a segment whenever its RAM buffer holds
@@ -107,7 +107,7 @@ def anserini_indexer(input_dir: str, index_dir: str, analyzer: str, threads: int
     args.collectionClass, args.generatorClass = "JsonCollection", "DefaultLuceneDocumentGenerator"
     args.input, args.index, args.threads = input_dir, index_dir, threads
     args.storeRaw = True
-    args.optimize = optimize  # one segment, as index/merge.py's and Anserini's prebuilt indexes: same scores, a
+    args.optimize = optimize  # one segment, as indexes/merge.py's and Anserini's prebuilt indexes: same scores, a
     # fresh process's MCQA pass 5-9% faster on shared-en (each term looked up once, not per segment)
     if analyzer in LANGUAGE:
         args.language = LANGUAGE[analyzer]
@@ -181,7 +181,7 @@ def build_bm25(cfg: dict[str, Any], analyzer: str | None = None, threads: int | 
     """Build (or find up to date) the BM25 index of a corpus config; returns its folder. The build holds the
     folder's lock (a second build of it waits) and first removes what killed builds left (layout.build_lock).
     INDEXER: what indexes the THREADS JSON-lines files, with run_anserini's arguments and result (default
-    run_anserini, in this process; index/merge.py's ray_indexer indexes them on Ray and merges)."""
+    run_anserini, in this process; indexes/merge.py's ray_indexer indexes them on Ray and merges)."""
     analyzer = analyzer or cfg["analyzer"]
     if analyzer not in ANALYZERS:
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")

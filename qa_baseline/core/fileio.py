@@ -1,6 +1,6 @@
 """Writing files safely: atomic writes (`atomic_write`, `write_json`), folders swapped into place in one step
 (`build_dir`, `replace_dir`, `tidy_dir`), exclusive locks (`locked`), checksums (`sha256_file`,
-`HashingReader`) and JSON manifests read back (`read_json`). Reading text files: qa_baseline.textio."""
+`HashingReader`) and JSON manifests read back (`read_json`). Reading text files: qa_baseline.core.textio."""
 import contextlib
 import fcntl
 import functools

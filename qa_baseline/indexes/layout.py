@@ -20,13 +20,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from .. import jvm
-from ..analysis import ANALYZERS, LANGUAGE
-from ..config import WORKSPACE, encoder_config
-from ..errors import UserError
-from ..fileio import locked, read_json, sha256_file, tidy_dir
-from ..hints import command, plural, requires, span
-from ..process import threads
+from ..core.config import WORKSPACE, encoder_config
+from ..core.errors import UserError
+from ..core.fileio import locked, read_json, sha256_file, tidy_dir
+from ..core.hints import command, plural, requires, span
+from ..core.process import threads
+from ..lucene.analysis import ANALYZERS
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
@@ -296,23 +295,3 @@ def faiss_module() -> Any:
     faiss = requires("dense", "faiss")
     faiss.omp_set_num_threads(threads())
     return faiss
-
-
-def nio_directory(path: str) -> Any:
-    """The Lucene directory at PATH read through positional reads into buffers (NIOFSDirectory), not
-    memory-mapped: what index builds merge through and what BM25.top_scores reads postings through."""
-    autoclass = jvm.start()
-    return autoclass("org.apache.lucene.store.NIOFSDirectory")(autoclass("java.io.File")(path).toPath())
-
-
-def simple_searcher(lucene_dir: str, analyzer: str) -> Any:
-    """Anserini's SimpleSearcher on the Lucene index at LUCENE_DIR, with the Lucene analyzer of ANALYZER (its
-    language's, or whitespace for text segmented in Python) for queries, as the index was built with it."""
-    autoclass = jvm.start()
-    searcher = autoclass("io.anserini.search.SimpleSearcher")
-    if analyzer == "jieba":
-        return searcher(lucene_dir, autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
-    searcher = searcher(lucene_dir)
-    if analyzer in LANGUAGE:
-        searcher.set_language(LANGUAGE[analyzer])
-    return searcher

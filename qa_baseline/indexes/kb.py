@@ -14,7 +14,7 @@ Layout (`INDEXES/kb/<KB file name>-<checksum of its path>/kb.sqlite` or `INDEXES
                                     sound (toneless pinyin) and by the two halves of the key (typo lookups)
 Memory stays bounded whatever the KB's size: lines are streamed and inserted in batches, no subject set is
 kept (runs need only the previous line's subject), and SQLite builds the indexes afterwards with its external
-merge sort (a fixed page cache). Like every index (index/layout.py), the store is built under the folder's
+merge sort (a fixed page cache). Like every index (indexes/layout.py), the store is built under the folder's
 lock (`build_lock`) in a temporary folder and swapped into place when complete (fileio.replace_dir), and a run
 resolves its link once (`open_version`: retried when a build swaps it meanwhile); the manifest records the
 sources (size, modification time, sha256), triples, subjects, names, aliases and skipped lines. Unchanged input
@@ -30,14 +30,14 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
-from ..progress import tqdm  # a bar on a terminal, a line every 30 s in a log
+from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from ..config import check_index_name, file_index_name
-from ..errors import Problems, UserError
-from ..fileio import HashingReader, build_dir, replace_dir, write_json
-from ..hints import plural
+from ..core.config import check_index_name, file_index_name
+from ..core.errors import Problems, UserError
+from ..core.fileio import HashingReader, build_dir, replace_dir, write_json
+from ..core.hints import plural
+from ..core.textio import block_lines
 from ..kb.normalise import base_name, normalise, sound
-from ..textio import block_lines
 from .layout import (build_hint, build_lock, built_from, entries, file_source, found_or_own, indexes_root,
                      open_version, read_manifest, sources_unchanged)
 
@@ -68,7 +68,7 @@ CREATE INDEX names_tail ON names({TAIL}) WHERE length(key) >= {MIN_TYPO};
 def kb_dir(kb_path: str, root: str | None = None, name: str | None = None) -> str:
     """The store's folder: INDEXES/kb/NAME, NAME the KB file's name plus a short checksum of its absolute path
     (`kb-3f2a9c1d`: KB files of one name in different folders never share a store) or NAME (`index --kb FILE
-    --name NAME`). INDEXES: qa_baseline.index.layout.indexes_root()."""
+    --name NAME`). INDEXES: qa_baseline.indexes.layout.indexes_root()."""
     return os.path.join(root or indexes_root(), "kb", check_index_name(name) if name else file_index_name(kb_path))
 
 

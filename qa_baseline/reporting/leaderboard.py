@@ -39,19 +39,20 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from ..errors import UserError
-from ..hints import plural
-from ..reporting import render
-from ..reporting.rows import labels, newest, read_rows
-from ..textio import stem
-from . import tukey
-from .significance import ALPHA, PERMUTATIONS, RESAMPLES, SEED, bootstrap_ci, holm, randomisation_test
-from .tukey import TRIALS, Anova
-from .validate import Errors
+from ..core.errors import UserError
+from ..core.hints import plural
+from ..core.textio import stem
+from ..scoring import tukey
+from ..scoring.significance import ALPHA, PERMUTATIONS, RESAMPLES, SEED, bootstrap_ci, holm, randomisation_test
+from ..scoring.tukey import TRIALS, Anova
+from ..scoring.validate import Errors
+from . import render
+from .plot import Panel, Point, entry_label, references
+from .rows import labels, newest, read_rows
 
 if TYPE_CHECKING:
-    from ..reporting.plot import Panel
     from ..tasks.base import Task
+    from .plot import Panel
 
 PAIRS = ("next", "all")  # --pairs: each run with the next run, or every pair of runs
 TESTS = ("randomisation", "tukey")  # --test of --pairs all: paired randomisation (Holm), randomised Tukey HSD
@@ -618,7 +619,6 @@ def report_invalid(board: Board, out: TextIO | None = None) -> None:
 def panels(board: Board) -> list["Panel"]:
     """The board as one figure panel (reporting/plot.py): the entries in table order (the first row at the top)
     and the task's reference levels (chance for MCQA; for qac-2/3 the AFM of answering nothing, from the gold)."""
-    from ..reporting.plot import Panel, Point, entry_label, references
     points = []
     for e in board.entries:
         low, high = e.ci.get(board.measure) or (None, None)

@@ -2,7 +2,7 @@
 
 Anserini logs ~35 INFO lines per IndexCollection run (its settings, counters, timings) to stdout. While
 `java_log(PATH)` is active, log4j2 writes every line to PATH and only WARN and above to stderr; when the
-block fails, the last lines of PATH are shown on stderr too. The JVM must already run (qa_baseline.jvm.start):
+block fails, the last lines of PATH are shown on stderr too. The JVM must already run (qa_baseline.lucene.jvm.start):
 starting it here would fix its heap size before the caller chose one."""
 import contextlib
 import os
@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from xml.sax.saxutils import quoteattr
 
-from .hints import plural
+from ..core.hints import plural
 
 PATTERN = "%d %-5p [%t] %C{2} (%F:%L) - %m%n"
 TAIL = 20  # log lines shown when the block fails

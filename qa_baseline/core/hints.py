@@ -7,7 +7,8 @@ import importlib
 import os
 from typing import Any, NoReturn
 
-from . import ROOT
+from .. import ROOT
+from .errors import UserError
 
 def span(low: object, high: object) -> str:
     """A range as words: `68–73`, or `128` when both ends read the same."""
@@ -64,5 +65,4 @@ def requires(extra: str, module: str) -> Any:
 
 def missing_extra(extra: str, package: str) -> NoReturn:
     """The one-line error of requires(): PACKAGE, which comes with the EXTRA extra, is not installed."""
-    from .errors import UserError
     raise UserError(f"this needs the {extra} extra ({package} is not installed): {install_extra(extra)}") from None

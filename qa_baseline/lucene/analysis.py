@@ -5,7 +5,7 @@ English stop words), `cjk` is Lucene's CJKAnalyzer (overlapping character bigram
 JapaneseAnalyzer (Kuromoji morphological analysis, base forms, Japanese stop words and stop tags)."""
 import re
 
-from .hints import requires
+from ..core.hints import requires
 
 ANALYZERS = ("default", "cjk", "jieba", "ja")
 LANGUAGE = {"cjk": "zh", "ja": "ja"}  # analyzers Anserini selects by language code (AnalyzerMap)

@@ -2,21 +2,26 @@
 or the KB store of a KBQA knowledge base: `python -m qa_baseline.index --kb FILE [--mention2id FILE]`,
 or the parse store of a corpus (answers/parse_store.py): `python -m qa_baseline.index --corpus C --parse [--force]`.
 
-BM25 (Lucene, `index/lucene.py`) is always built; dense indexes (`index/dense.py`) are built for `--dense
+BM25 (Lucene, `indexes/lucene.py`) is always built; dense indexes (`indexes/dense.py`) are built for `--dense
 ENCODER` and for the encoders the corpus config lists under `dense:` (unless `--no-dense`). Every build is
 skipped when its index is up to date. `--ray [auto|ADDRESS]` builds on a Ray cluster (the `scale` extra): BM25
-in parallel tasks merged into one index (`index/merge.py`), dense vectors by an actor pool (`index/distributed.py`)."""
+in parallel tasks merged into one index (`indexes/merge.py`), dense vectors by an actor pool
+(`indexes/distributed.py`)."""
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..analysis import ANALYZERS
-from ..config import DEFAULT_ANALYZER, corpus_config, known_corpora
-from ..errors import UserError, cli
-from ..hints import prog
-from .lucene import build_bm25
+from .answers.candidates import Parser
+from .answers.parse_store import fill_store
+from .core.config import DEFAULT_ANALYZER, corpus_config, known_corpora
+from .core.errors import UserError, cli
+from .core.hints import prog
+from .indexes.dense import SHARD_SIZE, build_dense
+from .indexes.kb import build_kb
+from .indexes.lucene import build_bm25
+from .lucene.analysis import ANALYZERS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -82,7 +87,7 @@ def on_ray(args: argparse.Namespace) -> tuple[int | None, Callable[..., Any] | N
             raise UserError("--ray-actors and --ray-cpus go with --ray")
         return args.threads, None, None
     try:
-        from . import distributed, merge
+        from .indexes import distributed, merge  # defers ray (the scale extra) to --ray
     except ImportError as e:
         raise UserError(f"--ray needs Ray ({e.name} is missing): pip install '.[scale]'") from None
     ray = distributed.connect(args.ray)
@@ -99,8 +104,6 @@ def fill_parse_stores(args: argparse.Namespace) -> None:
         raise UserError("--parse goes with --corpus NAME|PATH (the corpus whose passages to parse)")
     if unused:
         raise UserError(f"{unused[0]} does not go with --parse (it fills the parse store only)")
-    from ..answers.candidates import Parser
-    from ..answers.parse_store import fill_store
     for name in args.corpus:
         fill_store(corpus_config(name, args.lang, index_name=args.name), Parser, args.force, args.on_bad_record)
 
@@ -124,7 +127,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         if unused:
             raise UserError(f"{unused[0]} goes with --corpus (a passage index), not with --kb alone")
     if args.kb:
-        from .kb import build_kb
         build_kb(args.kb, args.mention2id, args.on_bad_record, args.force, name=args.name)
     if args.parse:
         return fill_parse_stores(args)
@@ -135,7 +137,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         encoders = encoders_wanted(cfg, args)
         if not encoders:
             continue
-        from .dense import SHARD_SIZE, build_dense  # numpy, faiss and the encoders only when needed
         for encoder in encoders:
             build_dense(cfg, encoder, args.faiss, args.shard_size or SHARD_SIZE, args.on_bad_record, args.force,
                         encode=encode)

@@ -25,22 +25,12 @@ import subprocess
 from collections.abc import Callable
 from typing import Any, cast
 
-from .errors import UserError
-from .hints import missing_extra, reinstall, requires
+from ..core.errors import UserError
+from ..core.fileio import cache_root
+from ..core.hints import missing_extra, reinstall, requires
+from ..core.versions import fatjar
 
 DEFAULT_HEAP = os.environ.get("QA_BASELINE_JVM_HEAP", "512m")
-
-
-def fatjar() -> str:
-    spec = importlib.util.find_spec("pyserini")
-    if spec is None:
-        missing_extra("retrieval", "pyserini")
-    jars = sorted(glob.glob(os.path.join(cast("list[str]", spec.submodule_search_locations)[0], "resources", "jars",
-                                         "anserini-*-fatjar.jar")))
-    if not jars:
-        raise UserError("the Anserini fatjar is missing from pyserini's resources/jars "
-                        "(fix: reinstall pyserini==1.6.0)")
-    return jars[-1]
 
 
 def java_home() -> str:
@@ -55,7 +45,6 @@ def java_home() -> str:
 
 def cache_folder() -> str:
     """Where the class-data-sharing archives are kept: $QA_BASELINE_CACHE/jvm, else ~/.cache/qa_baseline/jvm."""
-    from .fileio import cache_root
     return os.path.join(cache_root(), "jvm")
 
 
