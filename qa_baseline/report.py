@@ -7,7 +7,7 @@ run settings (the row's `settings`: task, data file and checksum, corpus, method
 never its timings or fitted values, which are `observed`); reruns with equal settings are merged, the newest
 row.json wins and stderr says so (so are a run of `--reranker auto` and one of the reranker it resolved to:
 one row, `auto (cross)`); rows without metrics (data without gold) are left out. Rows are labelled by
-rows.run_labels, as the figure and the leaderboard label them: the method column (Reranker for DBQA, else
+reporting/rows.run_labels, as the figure and the leaderboard label them: the method column (Reranker for DBQA, else
 Retriever) names the method (what `auto` resolved to in brackets) and the short settings whose values differ
 between the task's rows, leaving out None/False and defaults (a --train file by its name; lists, tables and
 checksums stay in the manifest); a corpus that is none (DBQA's given sentences) is named nowhere.
@@ -18,7 +18,7 @@ the Data, Corpus and #Q columns only when they differ between the task's rows, e
 (1,000 resamples).") names them; --ci none leaves the intervals out. Then (unless --no-manifest: the tables
 alone, e.g. for a paper's \\input) a reproducibility manifest per row:
 git commit, data SHA-256, index fingerprint (these three shortened to 12 characters), package versions, the
-run's settings. LaTeX (render.py): each table a float with a label (`tab:baselines-TASK`) for one
+run's settings. LaTeX (reporting/render.py): each table a float with a label (`tab:baselines-TASK`) for one
 column (`table`) or, with --latex-width page, for the page of a two-column paper (`table*`), each interval
 under its value in a smaller size, long labels broken into lines, a table still too wide scaled down to
 the line; it needs the packages booktabs and graphicx (a comment above each table says so); the manifest is a
@@ -31,9 +31,9 @@ same resamples for every metric of a row; the interval runs from the 2.5th to th
 resampled means. It needs the row's per-question values ("per_question" in row.json); rows without them get
 no interval.
 
---plot FILE draws the overview figure (plot.py): per task and data file, every row's main measure
+--plot FILE draws the overview figure (reporting/plot.py): per task and data file, every row's main measure
 with its interval, plus the teams of each --leaderboard FILE.json (written by `score --submissions ...
---format json`). --html DIR writes the tables, the figure and a manifest as a static site (site.py)."""
+--format json`). --html DIR writes the tables, the figure and a manifest as a static site (reporting/site.py)."""
 import argparse
 import sys
 from collections.abc import Sequence

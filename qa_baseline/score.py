@@ -1,7 +1,7 @@
 """Score a submission: `python -m qa_baseline.score --task T --gold G --submission S [--format md|latex|csv|json]`;
 check one without the gold: `--questions TEST --submission S`; or rank every run of a campaign:
 `--gold G --submissions DIR ... [--baselines [RUNS]] [--pairs all --test tukey] [--plot F] [--html DIR]`
-(the leaderboard, leaderboard.py; the results page, reporting/site.py).
+(the leaderboard: reporting/leaderboard.py; the results page: reporting/site.py).
 
 Exit status 0: scored (or valid, with --questions), the metrics are printed; 1: the submission is invalid, its
 problems are listed on stderr (each with file, line and fix; the first --max-errors, then a count); 2: usage
