@@ -209,11 +209,11 @@ def named(runs: Sequence[Run], renamed: list[str]) -> list[Run]:
 
 def score_entry(task: "Task[Any]", golds: Sequence[tuple[str, Any]], entry: Entry, max_errors: int) -> Entry:
     """Validate and score ENTRY's files against GOLDS [(path, gold)]; problems go to entry.problems."""
-    if len(entry.files) != len(golds):
-        what = "same name" if len(golds) == 1 else "one file per --gold file, named TEAM_PART.EXT"
+    if len(entry.files) != len(golds):  # several --gold files only: with one, each file is a run (runs_of)
         entry.count = 1
         entry.problems = [f"{plural(len(entry.files), 'file')} for {plural(len(golds), 'gold file')}: "
-                          f"{', '.join(map(os.path.basename, entry.files))} (fix: {what})"]
+                          f"{', '.join(map(os.path.basename, entry.files))} "
+                          "(fix: one file per --gold file, named RUN_PART.EXT)"]
         return entry
     errors = Errors(max_errors)
     try:
@@ -290,7 +290,7 @@ class Board:
     ignored: list = field(default_factory=list)  # files ignored by rule (README.md, hidden files)
     renamed: list = field(default_factory=list)  # runs named apart from another run of the same name
     others: list = field(default_factory=list)  # --primary: the runs not ranked (valid, not in the table)
-    anova: Anova | None = None  # --pairs all or --power: runs x questions
+    anova: Anova | None = None  # --test tukey or --power: runs x questions
     power: float | None = None  # --power: the minimum difference the question set detects
     intervals: bool = True  # --ci none: no intervals in the table
     gold_rows: list = field(default_factory=list)  # (question id, gold answer) in the per-question values' order

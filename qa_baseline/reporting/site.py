@@ -26,7 +26,7 @@ from html import escape
 from string import Template
 from typing import Any
 
-from .. import __version__
+from .. import ROOT, __version__
 from ..core.errors import UserError
 from ..core.fileio import build_dir, replace_dir, sha256_file
 from ..core.hints import plural
@@ -160,10 +160,9 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     """ARGV (default sys.argv) shell-quoted, as the manifest records it; a module of this package as
     `python -m qa_baseline.NAME`."""
     argv = list(sys.argv if argv is None else argv)
-    parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if argv and argv[0].endswith(".py") and os.path.abspath(argv[0]).startswith(
-            os.path.join(parent, "qa_baseline", "")):
-        module = os.path.relpath(os.path.abspath(argv[0]), parent)[:-3].replace(os.sep, ".")
+            os.path.join(ROOT, "qa_baseline", "")):
+        module = os.path.relpath(os.path.abspath(argv[0]), ROOT)[:-3].replace(os.sep, ".")
         argv[:1] = ["python", "-m", module.removesuffix(".__main__")]
     return shlex.join(argv)
 
