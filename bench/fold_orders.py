@@ -16,6 +16,7 @@ import tempfile
 from _common import result_line, table
 
 from qa_baseline import run
+from qa_baseline.answers import stage
 from qa_baseline.answers.stage import fit_models
 from qa_baseline.corpus.segment import document_id
 from qa_baseline.tasks.qac import pipeline
@@ -27,22 +28,21 @@ def collect(argv):
     kept = {}
     predict = pipeline.predict
 
-    def keep_predict(items, components, settings, task=1):
-        kept.update(questions=list(items.values()), corpus=components["corpus"], task=task,
-                    gold=read_gold(components["data"]))
-        return predict(items, components, settings, task)
+    def keep_predict(items, components, settings, folds_gold=None, task=1):
+        kept.update(questions=list(items.values()), corpus=components.corpus, task=task, gold=folds_gold)
+        return predict(items, components, settings, folds_gold, task)
 
     def keep_fit(cands, train_groups, golds, n_folds, value, lists, max_list, **options):
         kept.update(cands=list(cands), golds=list(golds), n_folds=n_folds, value=value, lists=lists,
                     max_list=max_list, options=options)
         return fit_models(cands, train_groups, golds, n_folds, value, lists, max_list, **options)
 
-    pipeline.predict, pipeline.fit_models = keep_predict, keep_fit
+    pipeline.predict, stage.fit_models = keep_predict, keep_fit
     try:
         with tempfile.TemporaryDirectory() as out:
             run.main([*argv, "--out", out])
     finally:
-        pipeline.predict, pipeline.fit_models = predict, fit_models
+        pipeline.predict, stage.fit_models = predict, fit_models
     if not kept.get("n_folds"):
         sys.exit("bench: the run must cross-fit: give --folds K among its arguments")
     return kept

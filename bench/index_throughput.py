@@ -13,7 +13,10 @@ run on the same JSON documents.
          the corpus split into THREADS files, each indexed by a Ray task, the parts merged into one index
          (IndexWriter.addIndexes + forceMerge(1)); the child's wall includes Ray's start-up.
 Both are child processes, so both pay interpreter/JVM start-up; their order alternates between repeats.
-Nothing under indexes/ is touched. Target: ours >= 0.8x plain.
+Ours also writes postings.npz (indexes/postings.py: the postings Lucene wrote, read in a few JNI calls by
+lucene/bulk.py); plain writes none. Nothing under indexes/ is touched. Targets (issue 52): ours >= 0.9x plain's
+throughput and peak RSS <= 1.1x plain's, on medians; the best-of-repeats ratios (least disturbed by other load
+on a shared machine) are printed and recorded too.
 
 Run: .venv/bin/python bench/index_throughput.py [--repeats 3] [--threads 2] [--plain-heap 512m] [--sharded-too]
                                                 [--ray-too]
@@ -91,10 +94,10 @@ def main():
     try:
         one, many = os.path.join(work, "docs-1"), os.path.join(work, f"docs-{args.threads}")
         os.makedirs(one)
-        n = write_shards(cfg, cfg["analyzer"], one, 1, Problems("stop"))  # untimed: the plain user's input
+        n = write_shards(cfg, cfg.analyzer, one, 1, Problems("stop"))  # untimed: the plain user's input
         if args.sharded_too:
             os.makedirs(many)
-            write_shards(cfg, cfg["analyzer"], many, args.threads, Problems("stop"))
+            write_shards(cfg, cfg.analyzer, many, args.threads, Problems("stop"))
         size = os.path.getsize(os.path.join(one, "part-000.jsonl")) / 1e6
         print(f"{args.corpus}: {n} passages, {size:.0f} MB of JSONL; {args.repeats} repeats, "
               f"{args.threads} threads; {load_info()}", flush=True)
@@ -143,13 +146,19 @@ def main():
         ratio = median([c.wall for c in res["plain"]]) / median([c.wall for c in res["ours"]])
         without = median([c.wall for c in res["plain"]]) / (median([c.wall for c in res["ours"]]) - post)
         print(f"throughput ours without its postings.npz step / plain (information: plain writes none): {without:.2f}x")
-        verdict("throughput ours / plain", ratio, 0.8)
+        verdict("throughput ours / plain", ratio, 0.9)
         rss = median([c.rss_mb for c in res['ours']]) / median([c.rss_mb for c in res['plain']])
-        print(f"peak RSS ours / plain: {rss:.2f}x")
-        result_line({side: {"wall_s": median([c.wall for c in runs]), "passages_per_s": n / median([c.wall for c in runs]),
-                            "peak_rss_mb": median([c.rss_mb for c in runs])} for side, runs in res.items() if runs},
+        verdict("peak RSS ours / plain", rss, 1.1, higher_is_better=False)
+        best = min(c.wall for c in res["plain"]) / min(c.wall for c in res["ours"])
+        print(f"best of {args.repeats}: throughput ours / plain {best:.2f}x; "
+              f"postings.npz {min(p.get('postings', 0.0) for p in phases):.2f} s")
+        result_line({side: {"wall_s": median([c.wall for c in runs]), "best_wall_s": min(c.wall for c in runs),
+                            "passages_per_s": n / median([c.wall for c in runs]),
+                            "peak_rss_mb": median([c.rss_mb for c in runs])}
+                     for side, runs in res.items() if runs} | {"ours_postings_s": post},
                     {"throughput_ours_vs_plain": ratio, "throughput_ours_without_postings_vs_plain": without,
-                     "peak_rss_ours_vs_plain": rss}, passages=n)
+                     "best_throughput_ours_vs_plain": best, "peak_rss_ours_vs_plain": rss}, passages=n,
+                    repeats=args.repeats)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -23,7 +23,8 @@ Only search + scoring is timed; bm25s's tokenize + index time is reported separa
         our JVM start, is not in the pass); every cold route's children take turns, so that the machine's
         load, which drifts over minutes, weighs on each alike
   warm: in the main process, after --warmup untimed passes of every route: median of --repeats passes
-Targets: (a) >= 1.8x (b), (a) >= 1.3x (c); the verdicts use the warm figures, the cold ratios are printed too.
+Targets: (a) >= 1.8x (b), (a) >= 1.3x (c) warm; cold, (a) >= 2x (c) (issue 52: kept while postings.npz became
+a file read from Lucene's postings, checked whole where the index is opened: in the start-up figures).
 Start-up: each cold child also times its JVM start + index opening (wall and CPU seconds), with the JVM's
 class-data-sharing archive (qa_baseline/lucene/jvm.py; made before timing) and without (QA_BASELINE_JVM_CDS=off):
 cold (a) and (a) without CDS alternate.
@@ -280,7 +281,7 @@ def main():
         ratios["cold_a_vs_c_cpu"] = median(cold_cpu["c"]) / median(cold_cpu["a"])
         print(f"first pass CPU seconds (all threads, medians): (a) cold {median(cold_cpu['a']):.2f}, "
               f"(c) {median(cold_cpu['c']):.2f}: (a) / (c) {ratios['cold_a_vs_c_cpu']:.2f}x")
-        verdict("cold (a) / (c) questions/s (the first pass of a fresh process)", cold_s[2] / cold_s[0], 1.0)
+        verdict("cold (a) / (c) questions/s (the first pass of a fresh process)", cold_s[2] / cold_s[0], 2.0)
     result_line({**({"start": start} if starts["cds"] else {}), **{name.split()[0]: {"cold_s": c, "warm_s": median(times[name]),
                                    "warm_questions_per_s": len(questions) / median(times[name]),
                                    "accuracy": sum(a == g for a, g in zip(labels[name], gold)) / len(questions)}

@@ -8,7 +8,7 @@ a temporary QA_BASELINE_INDEXES (about a minute); no GiNZA.
 
 Run: .venv/bin/python bench/segment_retrieval.py [--k 5,10] [--sentences 3] [--stride 2]"""
 import argparse
-import copy
+import dataclasses
 import json
 import os
 import shutil
@@ -51,10 +51,9 @@ def main():
     from qa_baseline.tasks.qac.formats import read_gold, read_questions
     try:
         plain = corpus_config("ja-qac")
-        seg = copy.deepcopy(plain)
-        seg["name"] = seg["index"] = "ja-qac-segmented"
-        for src in seg["sources"]:
-            src["segment"] = {"sentences": args.sentences, "stride": args.stride}
+        segment = {"sentences": args.sentences, "stride": args.stride}
+        seg = dataclasses.replace(plain, name="ja-qac-segmented", index="ja-qac-segmented",
+                                  sources=tuple(dataclasses.replace(s, segment=segment) for s in plain.sources))
         print(f"{load_info()}", flush=True)
         for cfg in (plain, seg):
             build_bm25(cfg)

@@ -10,7 +10,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
 # onnxruntime (the cross-encoder and ONNX encoders) sends telemetry from a native thread (DNS lookups of
 # mobile.events.data.microsoft.com) and keeps events and a device id under ~/.cache/Microsoft unless this is
-# set before it loads; nothing here may use the network at run time (tests/test_reliability.py)
+# set before it loads; nothing here may use the network at run time (tests/system/test_reliability.py)
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 # Anserini's JVM runs inside this process (pyjnius) and in Ray's workers: HotSpot uses SIGSEGV for its own
 # control flow (implicit null checks, safepoints), and Ray's failure-signal handler, installed by ray.init after

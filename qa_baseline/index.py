@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .answers.candidates import Parser
 from .answers.parse_store import fill_store
-from .core.config import DEFAULT_ANALYZER, corpus_config, known_corpora
+from .core.config import DEFAULT_ANALYZER, CorpusConfig, corpus_config, known_corpora
 from .core.errors import UserError, cli
 from .core.hints import prog
 from .indexes.dense import SHARD_SIZE, build_dense
@@ -67,11 +66,11 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def encoders_wanted(cfg: dict[str, Any], args: argparse.Namespace) -> list[str | None]:
+def encoders_wanted(cfg: CorpusConfig, args: argparse.Namespace) -> list[str | None]:
     """The dense encoders to build for this corpus: none with --no-dense; else the config's, plus --dense."""
     if args.no_dense:
         return []
-    encoders = list(cfg.get("dense") or [])
+    encoders: list[str | None] = list(cfg.dense)
     if args.dense is not None:
         wanted = args.dense or (encoders[0] if encoders else None)  # None: the language's default
         if wanted not in encoders:
@@ -79,7 +78,8 @@ def encoders_wanted(cfg: dict[str, Any], args: argparse.Namespace) -> list[str |
     return encoders
 
 
-def on_ray(args: argparse.Namespace) -> tuple[int | None, Callable[..., Any] | None, Callable[..., int] | None]:
+def on_ray(args: argparse.Namespace) -> tuple[int | None, Callable[[str, str, str, int], int] | None,
+                                             Callable[..., int] | None]:
     """(BM25 parts, indexer, encode) for lucene.build_bm25 and dense.build_dense: on the Ray cluster of --ray,
     else (--threads, None, None): in this process."""
     if not args.ray:

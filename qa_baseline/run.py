@@ -27,13 +27,13 @@ from .core.errors import UserError, cli
 from .core.fileio import atomic_write, locked, read_json, sha256_file
 from .core.hints import prog
 from .core.process import threads  # QA_BASELINE_THREADS: encoder and faiss scores may depend on it
-from .core.settings import add_options, make_settings, values_of
+from .core.settings import add_options, described, identifies, make_settings, reads_gold, values_of
 from .core.textio import CONTROL, check_readable, stem
 from .reporting.rows import ROW_SCHEMA, run_dir, save_row
-from .retrievers.base import RetrieverSettings
+from .retrievers.base import Retriever, RetrieverSettings
 from .scoring.metrics import measure
 from .scoring.validate import Errors
-from .tasks.base import Prediction, Task
+from .tasks.base import Prediction, Settings, Task
 from .tasks.hf import is_dataset_folder
 
 DRIVER_OPTIONS = ("task", "data", "out")
@@ -83,13 +83,14 @@ def settings_given(task: Task[Any], args: argparse.Namespace) -> dict[str, Any]:
 def variant(method: str, task: Task[Any], given: Mapping[str, Any]) -> str:
     """The run's method plus the settings given on the command line, e.g. bm25 or bm25-analyzer=jieba; a file
     setting appears as its name and checksum, so runs with different files never share a folder; another
-    path as its last component."""
-    skip = {"corpus", "trace", "team", "retriever", "reranker"}
+    path as its last component. Not the settings the corpus or method name, nor those that do not identify
+    the run (core/settings.py `described`)."""
+    fields = {f.name: f for f in dataclasses.fields(task.Settings)}
     parts = []
     for name, value in sorted(given.items()):
-        if value is None or name in skip:
+        field = fields[name]
+        if value is None or not described(field):
             continue
-        field = next(f for f in dataclasses.fields(task.Settings) if f.name == name)
         if field.metadata.get("file"):
             value = "+".join(f"{stem(one)}-{sha256_file(one)[:8]}" for one in values_of(value))
         elif isinstance(value, str) and os.sep in value:  # a folder: its name, never a path in the folder name
@@ -112,7 +113,7 @@ def check_writable(folder: str) -> None:
         raise UserError(f"{folder}: cannot write the run there ({probe} is not a writable folder) (fix: pass --out DIR)")
 
 
-def check_file_name(task: Task[Any], settings: Any) -> None:
+def check_file_name(task: Task[Any], settings: Settings) -> None:
     """The submission's file name (TEAMID_en.csv from --team...) must be a plain name in the run folder."""
     name = task.submission_name(settings)
     if name in ("", ".", "..") or os.path.basename(name) != name or "\\" in name or CONTROL.search(name):
@@ -122,29 +123,30 @@ def check_file_name(task: Task[Any], settings: Any) -> None:
 
 def identity(task: Task[Any], data: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """What decides a run's output besides the code: the task, the data file's checksum and the settings given
-    on the command line (file settings by checksum), not --trace or --team (they change which files are
-    written, not the answers). A run replaces a run folder only when it holds a run of the same identity."""
+    on the command line (file settings by checksum), not those declared option(identifies=False) (--trace,
+    --team: they change which files are written, not the answers). A run replaces a run folder only when it
+    holds a run of the same identity."""
     fields = {f.name: f for f in dataclasses.fields(task.Settings)}
     options = {name: file_record(value, fields[name], sha256_file) if fields[name].metadata.get("file") else value
-               for name, value in sorted(given.items()) if value is not None and name not in ("trace", "team")}
+               for name, value in sorted(given.items()) if value is not None and identifies(fields[name])}
     return json.loads(json.dumps({"task": task.id, "data_sha256": sha256_file(data), "options": options}))
 
 
-def run_settings(task: Task[Any], settings: Any, data: str, data_sha256: str, corpus: str, method: str,
-                 retriever: Any, prediction: Prediction) -> dict[str, Any]:
+def run_settings(task: Task[Any], settings: Settings, data: str, data_sha256: str, corpus: str, method: str,
+                 retriever: Retriever | None, prediction: Prediction) -> dict[str, Any]:
     """The row's `settings`: what identifies the run (report labels and merges rows by it). The task, the data
     file's name and checksum, the corpus, the method, what the retriever used (its params: a BM25 run has no
-    encoder, a dense one no k1), the task's other effective settings (not None or False, not --trace/--team;
-    a file setting as its name and checksum) and what the pipeline resolved (the detected language, the
-    answer model's kind). Timings, fitted values and diagnostics are `observed`, never here."""
+    encoder, a dense one no k1), the task's other effective settings (not None or False, not those the corpus
+    or method name nor those that do not identify the run: core/settings.py `described`; a file setting as its
+    name and checksum) and what the pipeline resolved (the detected language, the answer model's kind).
+    Timings, fitted values and diagnostics are `observed`, never here."""
     out: dict[str, Any] = {"task": task.id, "data": os.path.basename(data), "data_sha256": data_sha256, "corpus": corpus,
            "method": method}
-    skip = {"trace", "team", "corpus", "retriever", "reranker"}
-    if task.uses_retriever:  # the retriever's own params say which of these it used
-        skip |= {f.name for f in dataclasses.fields(RetrieverSettings)}
+    # the retriever's own params say which of its settings it used
+    said = {f.name for f in dataclasses.fields(RetrieverSettings)} if task.uses_retriever else set()
     for f in dataclasses.fields(task.Settings):
         value = getattr(settings, f.name)
-        if f.name in skip or value is None or value is False:
+        if f.name in said or not described(f) or value is None or value is False:
             continue
         out[f.name] = file_record(value, f, lambda p: {"file": os.path.basename(p), "sha256": sha256_file(p)}) \
             if f.metadata.get("file") else value
@@ -171,7 +173,7 @@ def check_own(out: str, ident: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
-def write_run(task: Task[Any], settings: Any, out: str, prediction: Prediction,
+def write_run(task: Task[Any], settings: Settings, out: str, prediction: Prediction,
               previous: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The submission, the task's extra files and the trace, each written atomically; returns their paths.
     The files the PREVIOUS run of the folder (its row) wrote and this one does not are removed."""
@@ -203,7 +205,7 @@ def read_back(task: Task[Any], path: str, reference: Any) -> Any:
     return submission
 
 
-def prepare(argv: Sequence[str]) -> tuple[Task[Any], dict[str, Any], Any, str, str | None]:
+def prepare(argv: Sequence[str]) -> tuple[Task[Any], dict[str, Any], Settings, str, str | None]:
     """(task, given settings, effective settings, data path, --out) of a command line, checked before any work."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--task")
@@ -245,16 +247,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.time()
     items = task.read_input(data)
     # the gold, read as strictly as `score --gold` reads it: a malformed gold row stops the run here, before any
-    # work and before anything is written; it stays in the driver (predict never sees it)
+    # work and before anything is written; it stays in the driver: predict is given it only in a run that fits
+    # on it (--folds: core/settings.py `reads_gold`)
     gold = task.gold_for(data, items, settings)
-    components = task.open(settings)
-    retriever, corpus = components.get("retriever"), components.get("corpus", {}).get("name")
+    components = dataclasses.replace(task.open(settings), data=data)
+    retriever, corpus = components.retriever, components.corpus_name
     method = task.method(settings)
     out = os.path.abspath(out) if out else run_dir(task.id, data, corpus or "-", variant(method, task, given))
     check_writable(out)
     ident = identity(task, data, given)
     check_own(out, ident)  # before any work; again under the folder's lock below
-    prediction = task.predict(items, {**components, "data": data}, settings)
+    prediction = task.predict(items, components, settings, gold if reads_gold(settings) else None)
     reference = items if prediction.reference is None else prediction.reference
     if gold is not None and prediction.reference is not None:  # the answered part (a held-out part)
         gold = task.gold_for(data, reference, settings)

@@ -9,7 +9,7 @@ from qa_baseline import ROOT
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SHARED = os.path.join(ROOT, "..", "shared", "data")
 # No class-data-sharing archive work during the suite (class lists and a detached `java -Xshare:dump` in the
-# developer's ~/.cache); tests/test_jvm_cds.py turns it on in its own temporary cache folders.
+# developer's ~/.cache); tests/unit/lucene/test_jvm_cds.py turns it on in its own temporary cache folders.
 os.environ["QA_BASELINE_JVM_CDS"] = "off"
 
 

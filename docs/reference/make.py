@@ -2,7 +2,7 @@
 
 `make reference` (or `.venv/bin/python docs/reference/make.py [FOLDER]`) runs the console script `qa-baseline`
 beside the interpreter and writes one page per command it dispatches, one per task's `run --task TASK
---help`, and README.md listing them. The help is wrapped at 100 columns whatever the terminal. tests/test_docs.py makes the pages again into a temporary
+--help`, and README.md listing them. The help is wrapped at 100 columns whatever the terminal. tests/system/test_docs.py makes the pages again into a temporary
 folder and fails when the committed ones differ, so they cannot go stale."""
 from __future__ import annotations
 

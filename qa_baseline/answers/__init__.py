@@ -1,19 +1,20 @@
 """Short-answer extraction shared by the open-domain factoid tasks (openqa-en, qac-1/2/3).
 
-One stage, independent of any task's formats: given a question, its retrieved passages (`Passage`: docid,
-title, text, retrieval score, best first) and the language, `Extractor.candidates` returns the answer
-candidates with their features (candidates.py: spaCy/GiNZA entities, noun phrases and rule-based numbers;
-answer_types.py: the expected answer type; features.py: support, type match, closeness, merged by
-`metrics.normalize`); `scorers.AnswerModel` ranks them (rule or learned scorer) and decides whether the
-question has an answer and how long its answer list is. `passages.PassageStore` gives any retriever's hits
-their text. Each distinct passage is parsed once per Extractor, and once per corpus with the corpus's parse
-store (parse_store.py)."""
+One stage, independent of any task's formats (stage.answer, the tasks' entry point; its options in
+settings.py): given a question, its retrieved passages (`Passage`: docid, title, text, retrieval score, best
+first) and the language, `Extractor.candidates` returns the answer candidates with their features
+(mentions.py: the rules finding spaCy/GiNZA entities, noun phrases and rule-based numbers; candidates.py: the
+Parser applying them; answer_types.py: the expected answer type; features.py: support, type match,
+closeness, merged by `metrics.normalize`); `scorers.AnswerModel` ranks them (rule or learned scorer) and
+decides whether the question has an answer and how long its answer list is. `passages.PassageStore` gives
+any retriever's hits their text. Each distinct passage is parsed once per Extractor, and once per corpus
+with the corpus's parse store (parse_store.py)."""
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from ..core.config import CorpusConfig
 from ..scoring.metrics import normalize
 from . import features
 from .candidates import Parser
@@ -29,7 +30,7 @@ CONTEXT_WEIGHT = 0.5  # weight of a context word (an earlier question of a serie
 
 class Extractor:
     def __init__(self, lang: str, model: str | None = None, max_chars: int | None = None,
-                 corpus: dict[str, Any] | None = None) -> None:
+                 corpus: CorpusConfig | None = None) -> None:
         """CORPUS: the config of the corpus the passages come from, whose parse store keeps their parses
         (answers/parse_store.py); without it every passage is parsed."""
         self.lang = lang

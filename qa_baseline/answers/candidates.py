@@ -1,401 +1,33 @@
-"""Answer candidates: every passage parsed once (cached by passage id), sentence by sentence, into its words
-and its candidate mentions.
-
-A mention is a span of a sentence that could be a short answer:
-- `ent`: a named entity of the language's spaCy pipeline, labelled with its OntoNotes label (GiNZA's
-  extended named entities mapped by `ginza.ent_label_ontonotes`; GiNZA's classes without an OntoNotes
-  counterpart, such as animals, diseases or elements, are `OTHERS`), and the country of a Japanese
-  nationality, language or product (イギリス人, イタリア語, 日本製 -> イギリス, イタリア, 日本: GPE, fine label Country), and the
-  prefecture and municipalities of an address written as one token (東京都渋谷区千駄ヶ谷 -> 東京都, 渋谷区);
-- `np`: a noun phrase (spaCy noun chunks; in Japanese also every maximal run of nouns (by GiNZA's part of
-  speech or by the dictionary's tag: フグ, which GiNZA may tag PRON), numbers and noun suffixes, its parts,
-  `AのB`, `AのBのC`, `AとB`, and GiNZA's bunsetu phrases ending in a noun; a word GiNZA keeps with its kana
-  reading, 律動（りつどう）, also without it), or the text inside quotes (「…」『…』“…”), without function words at
-  its edges, labelled `NP` (or with the entity label of the same span);
-- `num`: a number, date or quantity with its unit found by rule (`numbers.spans`).
-Words are the keys the closeness of a mention to the question's words is measured with: the lower-cased
-lemma of each content word ("" for stop words and punctuation)."""
+"""The Parser: passages of one language parsed once (cached by passage id, kept in the corpus's parse store)
+into the Sentences the mention rules derive (mentions.py), and questions into their keys; many at once are
+parsed by worker processes, one per core."""
 from __future__ import annotations
 
-import ast
-import bisect
+import contextlib
 import functools
-import hashlib
+import itertools
 import json
-import re
-import zlib
-from sys import intern
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
+from ..core.config import CorpusConfig
+from ..core.errors import UserError
+from ..core.process import THREADS, deferred_interrupt, threads
 from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
-from . import numbers, parse_store, spacy_models
+from . import parse_store, spacy_models
+from .mentions import QuestionKeys, Sentence, parse_doc, question_keys, rules_version, sentences_from_bytes, \
+    sentences_to_bytes
 
 MAX_CHARS = 4000  # a passage is parsed up to this many characters (the rest is not searched for answers)
-_CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM", "X", "ADV"}
-_EDGE_POS = {"DET", "ADP", "CCONJ", "SCONJ", "PART", "PUNCT", "AUX", "PRON", "SPACE", "SYM", "INTJ"}
-_JA_RUN_POS = {"NOUN", "PROPN", "NUM"}
-WH_WORDS = {"who", "whom", "whose", "what", "which", "when", "where", "how", "why", "誰", "だれ", "いつ", "どこ",
-            "どの", "どれ", "どう", "いくら", "いくつ", "どちら", "どんな", "なに", "なん"}
-WH_PREFIXES = {"ja": "何"}
-
-
-class Mention(NamedTuple):
-    text: str
-    label: str   # OntoNotes label, "NP" for a plain noun phrase
-    kind: str    # ent | np | num
-    start: int   # first word (index into Sentence.words)
-    end: int     # one past the last word
-    before: str = ""  # the lower-cased token before it in its sentence ("" at the start)
-    after: str = ""   # the token after it ("" at the end)
-    fine: str = ""    # the entity's fine label: GiNZA's Extended Named Entity label (Sekine's hierarchy:
-                      # Province, Mountain, Company ...) in Japanese, the OntoNotes label in English; "" for others
-
-
-class Sentence(NamedTuple):
-    text: str
-    words: tuple[str, ...]      # content-word keys, "" for the others
-    mentions: tuple[Mention, ...]
-    inside: tuple[bool, ...] = ()  # per mention: does it lie inside a longer mention of the sentence (inside())
-
-
-def word_key(token: Any) -> str:
-    """The matching key of a token: its lower-cased lemma for content words, "" otherwise."""
-    if token.is_punct or token.is_space or token.is_stop or token.pos_ not in _CONTENT_POS:
-        return ""
-    return (token.lemma_ or token.text).lower()
-
-
-def _clean(text):
-    """A mention's surface form: whitespace runs (newlines too) as one space, none at the edges."""
-    return " ".join(text.split())
-
-
-def _neighbours(sent, start, end):
-    """The lower-cased tokens just before and after tokens [START, END) of a sentence."""
-    return (sent[start - 1].lower_ if start > 0 else "", sent[end].lower_ if end < len(sent) else "")
-
-
-def _ent_label(span, lang):
-    if lang == "ja":
-        from ginza import ent_label_ontonotes
-        return ent_label_ontonotes(span[0]).partition("-")[2] or "OTHERS"
-    return span.label_
-
-
-def _trim(tokens):
-    """TOKENS (a span) without function words and punctuation at either edge; None when nothing is left."""
-    start, end = 0, len(tokens)
-    while start < end and tokens[start].pos_ in _EDGE_POS:
-        start += 1
-    while end > start and tokens[end - 1].pos_ in _EDGE_POS:
-        end -= 1
-    return tokens[start:end] if end > start else None
-
-
-_JOINERS = {"・", "＝", "=", "·"}
-_READING = re.compile(r"[（(][ぁ-ゖー・]+[）)]$")  # a reading in kana after a word, in brackets
-
-
-def _script(text):
-    """The script of a token: katakana, digit, latin or other (kanji, kana)."""
-    c = text[:1]
-    if "\u30a0" <= c <= "\u30ff" or c in _JOINERS:
-        return "kata"
-    if c.isdigit():
-        return "digit"
-    if c.isascii() and c.isalpha():
-        return "latin"
-    return "other"
-
-
-def _is_run_token(tok):
-    """A token that continues a Japanese compound: a noun, number, noun suffix or adjectival noun (知的); a
-    noun by its dictionary tag too, whatever its part of speech in context (フグ PRON, ヴィエンチャン VERB,
-    死亡 of 死亡し VERB, 合法 ADJ)."""
-    return tok.pos_ in _JA_RUN_POS or tok.tag_.startswith(("接尾辞", "形状詞", "名詞"))
-
-
-def _cut(a, b):
-    """True when a compound may be cut between tokens A and B: the script changes (妃|ギュルチチェク) or a
-    common noun meets a proper noun (大統領|李明博, 江西省|貴渓市); never at a middle dot."""
-    if a.text in _JOINERS or b.text in _JOINERS:
-        return False
-    return _script(b.text) != _script(a.text) or _proper(a) != _proper(b)
-
-
-def _proper(tok):
-    """A proper noun, by its part of speech or its dictionary tag (三善 of 漢学者三善清行 is NOUN)."""
-    return tok.pos_ == "PROPN" or tok.tag_.startswith("名詞-固有名詞")
-
-
-def _runs(sent):
-    """Japanese compounds: maximal runs of nouns, numbers, suffixes and adjectival nouns (a middle dot joins
-    two of them: ユーリ・ガガーリン), and the parts of a run cut where the script changes or a common noun
-    meets a proper noun (妃|ギュルチチェク・ハトゥン, イングランド国王|ヘンリー8世, 大統領|李明博), a run without its
-    last noun suffix (第二次世界大戦|中), the items of a kanji list (麻疹・水痘・結核); also two runs joined by の
-    (実用的電話の発明), over a closing quote too (『新喜楽』の1階), or by と / や / から (プロパティと値), and three
-    joined by の (世界初の実用的電話の発明)."""
-    toks = list(sent)
-    runs, run = [], []
-    for i, tok in enumerate(toks + [None]):
-        if tok is not None and (_is_run_token(tok) or tok.text in _JOINERS and run and i + 1 < len(toks)
-                                and _is_run_token(toks[i + 1])):
-            run.append(tok)
-            continue
-        if run:
-            runs.append(run)
-        run = []
-    doc = sent.doc
-    for run in runs:
-        yield doc[run[0].i:run[-1].i + 1]
-        cuts = [j for j in range(1, len(run)) if _cut(run[j - 1], run[j])]
-        for j in cuts:
-            if not run[j].tag_.startswith("接尾辞"):
-                yield doc[run[j].i:run[-1].i + 1]
-                if run[j].pos_ != "NUM":
-                    yield doc[run[0].i:run[j - 1].i + 1]
-        if len(run) >= 2 and run[-1].tag_.startswith("接尾辞-名詞的") and "助数詞" not in run[-1].tag_ \
-                and run[-2].pos_ != "NUM":
-            yield doc[run[0].i:run[-2].i + 1]  # without a noun suffix: 第二次世界大戦|中, 政治哲学|書, リス|科
-        parts: list[list[Any]] = [[]]
-        for tok in run:
-            if tok.text in _JOINERS:
-                parts.append([])
-            else:
-                parts[-1].append(tok)
-        if len(parts) >= 2 and all(p and _script(p[0].text) == "other" for p in parts):
-            for part in parts:  # a list of kanji words: 麻疹・水痘・結核
-                yield doc[part[0].i:part[-1].i + 1]
-    gaps = [doc[a[-1].i + 1:b[0].i] for a, b in zip(runs, runs[1:])]  # what stands between two runs
-    for a, b, gap in zip(runs, runs[1:], gaps):
-        if len(a) + len(b) <= 6 and gap.text in ("の", "」の", "』の"):
-            start = a[0].i - (gap[0].text != "の" and a[0].i > 0 and doc[a[0].i - 1].text in "「『")
-            yield doc[start:b[-1].i + 1]
-        elif len(a) + len(b) <= 4 and gap.text in ("と", "や", "から") and not any(
-                t.text in _FORMAL_NOUNS or "副詞可能" in t.tag_ for t in (a[0], a[-1], b[0], b[-1])):
-            yield doc[a[0].i:b[-1].i + 1]  # two coordinated words: プロパティと値, 社会性や政治性, 設計から施工
-    for a, b, c, ab, bc in zip(runs, runs[1:], runs[2:], gaps, gaps[1:]):
-        if len(a) + len(b) + len(c) <= 6 and ab.text == bc.text == "の":
-            yield doc[a[0].i:c[-1].i + 1]  # 世界初の実用的電話の発明
-
-
-_QUOTED = re.compile(r"「([^「」]{1,30})」|『([^『』]{1,30})』|“([^“”]{1,30})”|\"([^\"]{1,30})\"")
-
-
-def _quoted(text):
-    """Character spans (start, end) of the text inside quotes and title brackets: 「…」, 『…』, “…”, "…"."""
-    for m in _QUOTED.finditer(text):
-        g = next(i for i in range(1, 5) if m.group(i) is not None)
-        yield m.start(g), m.end(g)
-
-
-_PHRASE_NOT_FIRST = {"VERB", "AUX", "ADP", "SCONJ", "CCONJ", "PART", "PUNCT"}
-_FORMAL_NOUNS = {"ため", "こと", "もの", "とき", "よう", "ところ", "うち", "ほう", "わけ"}  # (いた江上, ため戸田村)
-
-
-def _phrases(sent):
-    """GiNZA's bunsetu phrases (the content part of each bunsetu: NPO法人知的資源イニシアティブ) that end
-    with a noun, number or suffix and do not start with a verb, function word or formal noun."""
-    from ginza import bunsetu_phrase_spans
-    if "bunsetu_heads" not in sent.doc.user_data:
-        return
-    for span in bunsetu_phrase_spans(sent):
-        if _is_run_token(span[-1]) and span[-1].pos_ != "ADJ" and not (
-                len(span) > 1 and (span[0].pos_ in _PHRASE_NOT_FIRST or span[0].text in _FORMAL_NOUNS)):
-            yield span
-
-
-_NAME_AFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "dr", "dr."}
-
-
-def _ent_parts(ent, lang):
-    """Sub-spans of an entity that may be the answer alone: an English person's surname (Horace Deets -> Deets,
-    Lady Murasaki Shikibu -> Shikibu) and given name (Murasaki)."""
-    if lang != "en" or ent.label_ != "PERSON":
-        return
-    words = [t for t in ent if t.is_alpha and t.lower_ not in _NAME_AFFIXES]
-    if len(words) >= 2:
-        yield ent.doc[words[-1].i:words[-1].i + 1]
-        yield ent.doc[words[-2].i:words[-2].i + 1]
-
-
-# GiNZA keeps a country and its suffix in one token: イギリス人 (Nationality), イタリア語 (National_Language), 日本製
-# (Country); the country alone answers "どの国"
-_COUNTRY_SUFFIXES = {"Nationality": "人", "National_Language": "語", "Country": "製産初領"}
-
-
-def _country(ent):
-    """The country an entity of one of _COUNTRY_SUFFIXES' labels names with its suffix (イギリス人 -> イギリス), or
-    None."""
-    text = ent.text.strip()
-    if len(text) >= 3 and text[-1] in _COUNTRY_SUFFIXES.get(ent.label_, ""):
-        return text[:-1]
-    return None
-
-
-_PREFECTURE = "北海道|東京都|京都府|大阪府|" + "|".join(f"{name}県" for name in (
-    "青森 岩手 宮城 秋田 山形 福島 茨城 栃木 群馬 埼玉 千葉 神奈川 新潟 富山 石川 福井 山梨 長野 岐阜 静岡 愛知 三重 滋賀 兵庫 "
-    "奈良 和歌山 鳥取 島根 岡山 広島 山口 徳島 香川 愛媛 高知 福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島 沖縄").split())
-_MUNICIPALITY = re.compile(r"[^\W\d_]{1,6}?[市区郡町村]")
-_ADDRESS = re.compile(rf"({_PREFECTURE})((?:{_MUNICIPALITY.pattern})*)")
-
-
-def _address_parts(text):
-    """(part, fine label) of a Japanese address written as one token (東京都渋谷区千駄ヶ谷 -> 東京都 Province, 渋谷区
-    City): a prefecture and the municipalities after it; nothing for a lone prefecture or other text."""
-    m = _ADDRESS.match(text)
-    if not m or not m.group(2):
-        return []
-    return [(m.group(1), "Province")] + [(x, "County" if x.endswith("郡") else "City")
-                                         for x in _MUNICIPALITY.findall(m.group(2))]
-
-
-def _chunk_parts(chunk):
-    """Sub-spans of a noun chunk of several words that may be the answer alone: its head noun and the nouns and
-    adjectives modifying it (heavyweight title -> heavyweight, title; rock band -> rock)."""
-    words = [t for t in chunk if t.pos_ in ("NOUN", "PROPN", "ADJ") and not t.is_stop]
-    if len(words) < 2:
-        return
-    for t in words:
-        if t.i == chunk.root.i or t.dep_ in ("compound", "amod") and t.head.i == chunk.root.i:
-            yield chunk.doc[t.i:t.i + 1]
-
-
-def sentence_mentions(sent: Any, lang: str) -> tuple[Mention, ...]:
-    """The mentions of one spaCy sentence span, de-duplicated on (start, end, label), in order."""
-    base = sent.start
-    found: dict[tuple[int, int, str], Mention] = {}
-
-    def add(span, label, kind, fine=""):
-        if span is None or not span.text.strip() or all(t.is_stop and not t.like_num or t.is_punct or t.is_space
-                                                              for t in span):
-            return  # nothing left, or only stop words ("part", こと, とき)
-        key = (span.start - base, span.end - base)
-        if label == "NP" and any(k[:2] == key for k in found):
-            return  # the same span as an entity: keep the entity only
-        text = _clean(span.text)
-        found.setdefault((*key, label), Mention(text, label, kind, *key, *_neighbours(sent, *key), fine))
-        bare = _READING.sub("", text) if lang == "ja" else text
-        if bare != text and bare:  # GiNZA keeps a word and its reading in one token: 律動（りつどう） -> 律動
-            found.setdefault((*key, label + "-bare"), Mention(bare, label, kind, *key, *_neighbours(sent, *key),
-                                                              fine))
-
-    def add_place(text, start, end, fine, tag):  # a place named inside a token or an entity, kept under TAG
-        found.setdefault((start, end, tag),
-                         Mention(text, "GPE", "ent", start, end, *_neighbours(sent, start, end), fine))
-
-    for ent in sent.ents:
-        label = _ent_label(ent, lang)
-        add(_trim(ent) if lang == "en" else ent, label, "ent", ent.label_)
-        for part in _ent_parts(ent, lang):
-            add(part, label, "ent", ent.label_)
-        country = _country(ent) if lang == "ja" else None
-        if country:
-            add_place(country, ent.start - base, ent.end - base, "Country", "country")
-    for chunk in sent.doc.noun_chunks if sent.doc.has_annotation("DEP") else ():
-        if chunk.start >= sent.start and chunk.end <= sent.end:
-            add(_trim(chunk), "NP", "np")
-            for part in _chunk_parts(chunk) if lang == "en" else ():
-                add(part, "NP", "np")
-    if lang == "ja":
-        for run in _runs(sent):
-            add(run, "NP", "np")
-        for tok in sent:
-            for n, (part, fine) in enumerate(_address_parts(tok.text)):
-                add_place(part, tok.i - base, tok.i + 1 - base, fine, f"address{n}")
-        for phrase in _phrases(sent):
-            add(phrase, "NP", "np")
-    starts = [t.idx - sent.start_char for t in sent]
-    for s, e in _quoted(sent.text):
-        first = max(bisect.bisect_right(starts, s) - 1, 0)
-        last = max(bisect.bisect_left(starts, e), first + 1)
-        if (first, last) != (0, len(sent)):
-            found.setdefault((first, last, "NP"), Mention(_clean(sent.text[s:e]), "NP", "np", first, last,
-                                                          *_neighbours(sent, first, last)))
-    for s, e, label in numbers.spans(sent.text, lang):
-        first = max(bisect.bisect_right(starts, s) - 1, 0)
-        last = max(bisect.bisect_left(starts, e), first + 1)
-        found.setdefault((first, last, label), Mention(_clean(sent.text[s:e]), label, "num", first, last,
-                                                       *_neighbours(sent, first, last)))
-    return tuple(sorted(found.values(), key=lambda m: (m.start, m.end, m.label)))
-
-
-def parse_doc(doc: Any, lang: str) -> tuple[Sentence, ...]:
-    """A spaCy Doc as a tuple of Sentences, their strings interned: the same words and mentions recur across
-    passages, and a run keeps thousands of passages' Sentences and every question's candidates (a third of
-    the memory of a qac-1 run at 20 passages was copies of the same strings)."""
-    out = []
-    for s in doc.sents:
-        mentions = tuple(Mention(intern(m.text), intern(m.label), m.kind, m.start, m.end, intern(m.before),
-                                 intern(m.after), intern(m.fine)) for m in sentence_mentions(s, lang))
-        out.append(Sentence(s.text, tuple(intern(word_key(t)) for t in s), mentions, inside(mentions)))
-    return tuple(out)
-
-
-def inside(mentions: tuple[Mention, ...]) -> tuple[bool, ...]:
-    """Per mention: does another mention of its sentence span it and more (found once per passage, not once
-    per question that retrieves it)?"""
-    spans = {(m.start, m.end) for m in mentions}
-    return tuple(any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in spans)
-                 for m in mentions)
-
-
-@functools.cache
-def rules_version() -> str:
-    """The version under which the parse store keeps derived sentences (parse_store's `derived`): the
-    code_checksum of the mention rules (this module and numbers.py)."""
-    return code_checksum(__file__, numbers.__file__)
-
-
-def code_checksum(*paths: str) -> str:
-    """A checksum of the code of the Python files PATHS: of their syntax trees without docstrings, so that
-    editing a comment, a docstring or the layout keeps what the store derived under it (re-deriving every
-    passage of ja-qac takes ~30 s)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as f:
-            tree = ast.parse(f.read())
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
-                    isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                node.body = body[1:]  # type: ignore[attr-defined]
-        digest.update(ast.dump(tree).encode("utf-8"))
-    return digest.hexdigest()[:16]
-
-
-def sentences_to_bytes(sentences: tuple[Sentence, ...]) -> bytes:
-    """Sentences as stored in the parse store's `derived`: compressed JSON."""
-    return zlib.compress(json.dumps(sentences, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 1)
-
-
-def sentences_from_bytes(data: bytes) -> tuple[Sentence, ...]:
-    """The Sentences of sentences_to_bytes, their strings interned (as parse_doc's)."""
-    return tuple(Sentence(text, tuple(intern(w) for w in words),
-                          tuple(Mention(intern(t), intern(lab), intern(k), a, b, intern(bef), intern(aft), intern(fine))
-                                for t, lab, k, a, b, bef, aft, fine in mentions), tuple(flags))
-                 for text, words, mentions, flags in json.loads(zlib.decompress(data)))
-
-
-CASE_PARTICLES = {"が", "を", "に", "で", "の", "と", "から", "へ", "より", "まで"}
-PREPOSITIONS = {"in", "on", "at", "by", "from", "to", "for", "of", "with", "into", "during", "since", "after",
-                "before", "under", "near"}
-
-
-def _case_marker(doc, wh, lang):
-    """What marks the wh-phrase's role: the case particle after it (Japanese: どこで -> で, 誰が -> が; the
-    wh-phrase runs on over nouns and suffixes: 何年に -> に) or the preposition before it (English: in what
-    year -> in); "" when there is none. An answer in the same role carries the same marker."""
-    if wh is None:
-        return ""
-    if lang == "ja":
-        i = wh + 1
-        while i < len(doc) and _is_run_token(doc[i]):
-            i += 1
-        return doc[i].text if i < len(doc) and doc[i].text in CASE_PARTICLES else ""
-    return doc[wh - 1].lower_ if wh > 0 and doc[wh - 1].lower_ in PREPOSITIONS else ""
+R = TypeVar("R")
+Parsed = tuple[bytes | None, bytes]  # a passage parsed: its Doc as stored (or None) and its Sentences as stored
 
 
 class Parser:
@@ -409,35 +41,55 @@ class Parser:
     loaded only when something must be parsed or a Doc decoded.
     Passages are parsed in batches of at most batch_size passages and BATCH_CHARS characters: GiNZA's memory
     grows with the tokens of a batch: on 80 ja-qac passages (half the longest), batches of 32 peaked at 1.7 GB,
-    of 8 (8,000 characters) at 1.0 GB, of 4 (3,000) at 0.8 GB, all in the same CPU time."""
+    of 8 (8,000 characters) at 1.0 GB, of 4 (3,000) at 0.8 GB, all in the same CPU time (as are batches sorted
+    by length: 20.2 s against 20.1 s unsorted).
+    POOL_MIN passages or questions or more are parsed by WORKERS processes (default QA_BASELINE_THREADS, else
+    the cores; no more than half the memory holds: Workers.affordable), fewer in this process; inside `parallel()` the workers started serve the whole
+    block. Either way a passage's parse is the same (the test suite compares them)."""
 
     BATCH_CHARS = 3000
     CACHED = 4096  # more than the passages of any one question (--passages)
     WRITE = 32
+    POOL_MIN = 64  # a worker takes ~4 s of CPU to start (spaCy and GiNZA loaded), a ja-qac passage ~0.15 s
+    QUESTIONS = 64  # questions per batch (a worker's task)
 
     def __init__(self, lang: str, model: str | None = None, max_chars: int = MAX_CHARS, batch_size: int = 4,
-                 corpus: dict[str, Any] | None = None) -> None:
+                 corpus: CorpusConfig | None = None, workers: int | None = None) -> None:
         self.lang, self.model = lang, model
         self.max_chars, self.batch_size = max_chars, batch_size
         name = model or spacy_models.MODELS[lang][0]
         self.store = parse_store.open_store(corpus, name, lang, lambda: self.nlp, rules_version()) if corpus else None
         self.cache: dict[str, tuple[Sentence, ...]] = parse_store.Recent(self.CACHED) if self.store else {}
         self.counts = {"parsed": 0, "loaded": 0}  # passages parsed, and loaded from the store
-        self.asked: dict[str, tuple[tuple[str, ...], dict[str, int], str]] = {}  # questions parsed ahead (ask)
+        self.asked: dict[str, QuestionKeys] = {}  # questions parsed ahead (ask)
+        self.workers = min(workers or threads(), Workers.affordable())
+        self.pool: Workers | None = None  # the workers of a `parallel()` block, once started
+        self.keep_pool = False  # in a `parallel()` block
 
     @property
     def nlp(self) -> Any:
         """The spaCy pipeline, loaded when first needed: a run whose passages and questions are all in the parse
-        store never loads it (GiNZA takes ~300 MB and seconds to load)."""
+        store never loads it (GiNZA takes ~300 MB and seconds to load), nor one whose workers parse them all."""
         return spacy_models.load(self.lang, self.model)
 
-    def question(self, text: str) -> tuple[tuple[str, ...], dict[str, int], str]:
-        """The question's content-word keys (distinct, sorted: the order their weights are summed in, the same
-        in every process and for parses from the store) and the side of the wh-word each is on: {key: +1 before
-        it, -1 after it} (empty when the question has no wh-word)."""
+    @contextlib.contextmanager
+    def parallel(self) -> Iterator[None]:
+        """Run the block with the workers that its first parse of POOL_MIN or more starts kept for the rest of
+        it (a run's passages, then its questions; `index --parse`'s every step), and ended at its end."""
+        kept, self.keep_pool = self.keep_pool, True
+        try:
+            yield
+        finally:
+            self.keep_pool = kept
+            if self.pool is not None and not kept:
+                self.pool.close()
+                self.pool = None
+
+    def question(self, text: str) -> QuestionKeys:
+        """The question's keys (mentions.question_keys): asked ahead (ask) or parsed now."""
         if text in self.asked:
             return self.asked[text]
-        return self._question(self.nlp(text))
+        return question_keys(self.nlp(text), self.lang)
 
     def ask(self, texts: Iterable[str]) -> None:
         """Parse the questions TEXTS now, in batches (question() then finds them; with GiNZA faster than one by
@@ -450,17 +102,13 @@ class Parser:
                 keys, sides, marker = json.loads(data)
                 self.asked[text] = (tuple(keys), sides, marker)
         todo = [t for t in todo if t not in self.asked]
-        parsed = {t: self._question(doc) for t, doc in zip(todo, self.nlp.pipe(todo, batch_size=64))} if todo else {}
+        batches = [todo[i:i + self.QUESTIONS] for i in range(0, len(todo), self.QUESTIONS)]
+        parsed: dict[str, QuestionKeys] = {}
+        self._map(functools.partial(parse_questions, self.lang, self.model), batches,
+                  lambda i, keys: parsed.update(zip(batches[i], keys)))
         self.asked.update(parsed)
         if parsed:
             self._keep([], [(t, json.dumps([list(k), s, m], ensure_ascii=False)) for t, (k, s, m) in parsed.items()])
-
-    def _question(self, doc: Any) -> tuple[tuple[str, ...], dict[str, int], str]:
-        keys = [word_key(t) for t in doc]
-        wh = next((t.i for t in doc if t.lower_ in WH_WORDS or t.text[:1] in WH_PREFIXES.get(self.lang, "")),
-                  None)
-        sides = {} if wh is None else {k: 1 if i < wh else -1 for i, k in enumerate(keys) if k}
-        return tuple(sorted({k for k in keys if k})), sides, _case_marker(doc, wh, self.lang)
 
     def parse(self, passages: Iterable[Any], progress: bool = False) -> dict[str, tuple[Sentence, ...]]:
         """Parse (or load from the store) the passages not in the cache (PASSAGES: objects with docid and text);
@@ -481,16 +129,14 @@ class Parser:
                     bar.update()
                 derived: list[tuple[str, str, bytes | None, bytes | None]] = []
                 for docid, blob in self.store.get(todo):  # parsed before, derived by other rules or not at all
-                    self.cache[docid] = self._sentences(parse_store.from_blob(blob, self.nlp.vocab))
+                    self.cache[docid] = derive(parse_store.from_blob(blob, self.nlp.vocab), self.lang)
                     derived.append((docid, todo.pop(docid), None, sentences_to_bytes(self.cache[docid])))
                     self.counts["loaded"] += 1
                     bar.update()
                 if derived:
                     self._keep(derived)
                 bar.set_postfix_str(f"{self.counts['loaded']:,} from the parse store", refresh=False)
-            for docid, sentences in self._parsed(todo):
-                self.cache[docid] = sentences
-                bar.update()
+            self._parsed(todo, bar, keep=True)
         return self.cache
 
     def _bar(self, total: int, progress: bool) -> Any:
@@ -504,50 +150,155 @@ class Parser:
         if self.store is not None and not self.store.put(rows, questions):
             self.store = None
 
-    def _sentences(self, doc: Any) -> tuple[Sentence, ...]:
-        """parse_doc(DOC), the Doc's noun chunks found once: spaCy finds them in the whole Doc each time they
-        are asked for (Doc.noun_chunks), and the rules ask once per sentence."""
-        if doc.noun_chunks_iterator is not None:
-            find, found = doc.noun_chunks_iterator, list[list[Any]]()
-
-            def once(d: Any) -> list[Any]:
-                if not found:
-                    found.append(list(find(d)))
-                return found[0]  # type: ignore[no-any-return]
-            doc.noun_chunks_iterator = once
-        return parse_doc(doc, self.lang)
-
-    def fill(self, passages: Iterable[Any], progress: bool = False) -> int:
+    def fill(self, passages: Iterable[Any], progress: bool = False, bar: Any = None) -> int:
         """Parse into the store the passages it lacks, keeping nothing in memory (`index --parse`, and a run's
-        passages when more than CACHED); returns how many were parsed."""
+        passages when more than CACHED); returns how many were parsed. BAR: a progress bar to advance by each
+        passage, held or parsed (instead of a bar of its own, over those parsed)."""
         todo = {p.docid: p.text[:self.max_chars] for p in passages}
         held = self.store.held(todo) if self.store is not None else set()
         todo = {d: t for d, t in todo.items() if d not in held}
-        with self._bar(len(todo), progress) as bar:
-            for _ in self._parsed(todo):
-                bar.update()
+        if bar is not None:
+            bar.update(len(held))
+            self._parsed(todo, bar, keep=False)
+            return len(todo)
+        with self._bar(len(todo), progress) as own:
+            self._parsed(todo, own, keep=False)
         return len(todo)
 
-    def _parsed(self, todo: dict[str, str]) -> Iterator[tuple[str, tuple[Sentence, ...]]]:
-        """(id, Sentences) of each of TODO ({id: text}), parsed in batches (BATCH_SIZE passages, BATCH_CHARS
-        characters), each Doc and its Sentences written to the store, WRITE per transaction."""
+    def _parsed(self, todo: dict[str, str], bar: Any, keep: bool) -> None:
+        """Parse TODO ({id: text}) in batches (BATCH_SIZE passages, BATCH_CHARS characters), each Doc (with a
+        store) and its Sentences written to the store, WRITE passages per transaction, the Sentences kept in the
+        cache with KEEP; BAR advanced by each passage."""
+        ids: list[list[str]] = []
+        for docid, text in todo.items():
+            if not ids or len(ids[-1]) >= self.batch_size or \
+                    sum(len(todo[d]) for d in ids[-1]) + len(text) > self.BATCH_CHARS:
+                ids.append([])
+            ids[-1].append(docid)
         pending: list[tuple[str, str, bytes | None, bytes | None]] = []
-        batch: list[str] = []
-        ids = iter(todo)
-        for text in [*todo.values(), None]:
-            if batch and (text is None or len(batch) >= self.batch_size
-                          or sum(map(len, batch)) + len(text) > self.BATCH_CHARS):
-                for doc in self.nlp.pipe(batch, batch_size=len(batch)):
-                    docid = next(ids)
-                    self.counts["parsed"] += 1
-                    blob = parse_store.to_blob(doc) if self.store is not None else None
-                    sentences = self._sentences(doc)
-                    if blob is not None:
-                        pending.append((docid, todo[docid], blob, sentences_to_bytes(sentences)))
-                    yield docid, sentences
-                batch = []
-                if len(pending) >= self.WRITE or text is None and pending:
-                    self._keep(pending)
-                    pending = []
-            if text is not None:
-                batch.append(text)
+
+        def done(i: int, parsed: list[Parsed]) -> None:
+            for docid, (blob, data) in zip(ids[i], parsed):
+                self.counts["parsed"] += 1
+                if keep:
+                    self.cache[docid] = sentences_from_bytes(data)
+                if self.store is not None:
+                    pending.append((docid, todo[docid], blob, data))
+            bar.update(len(parsed))
+            if len(pending) >= self.WRITE:
+                self._keep(pending)
+                pending.clear()
+
+        self._map(functools.partial(parse_passages, self.lang, self.model, self.store is not None),
+                  [[todo[d] for d in batch] for batch in ids], done)
+        if pending:
+            self._keep(pending)
+
+    def _map(self, work: Callable[[list[str]], list[R]], batches: list[list[str]],
+             done: Callable[[int, list[R]], None]) -> None:
+        """DONE(i, WORK(BATCHES[i])) for each batch in order: in the workers when they run already (`parallel`)
+        or the batches hold POOL_MIN texts or more and WORKERS is 2 or more, else in this process. WORK: a
+        picklable call (a functools.partial of a function of this module)."""
+        if self.pool is None and (self.workers < 2 or sum(map(len, batches)) < self.POOL_MIN):
+            for i, batch in enumerate(batches):
+                done(i, work(batch))
+            return
+        pool = self.pool or Workers(min(self.workers, len(batches)), self.lang, self.model)
+        if self.keep_pool:
+            self.pool = pool
+        try:
+            with contextlib.closing(pool.map(work, batches)) as results:
+                for i, result in enumerate(results):
+                    done(i, result)
+        finally:
+            if pool is not self.pool:
+                pool.close()
+
+
+def derive(doc: Any, lang: str) -> tuple[Sentence, ...]:
+    """parse_doc(DOC), the Doc's noun chunks found once: spaCy finds them in the whole Doc each time they are
+    asked for (Doc.noun_chunks), and the rules ask once per sentence."""
+    if doc.noun_chunks_iterator is not None:
+        find, found = doc.noun_chunks_iterator, list[list[Any]]()
+
+        def once(d: Any) -> list[Any]:
+            if not found:
+                found.append(list(find(d)))
+            return found[0]  # type: ignore[no-any-return]
+        doc.noun_chunks_iterator = once
+    return parse_doc(doc, lang)
+
+
+def parse_passages(lang: str, model: str | None, blobs: bool, texts: list[str]) -> list[Parsed]:
+    """Parse TEXTS as one batch: per text its Doc as the parse store keeps it (with BLOBS, else None) and its
+    Sentences as stored (mentions.sentences_to_bytes): a worker's task, or the run's own when it parses alone."""
+    nlp = spacy_models.load(lang, model)
+    return [(parse_store.to_blob(doc) if blobs else None, sentences_to_bytes(derive(doc, lang)))
+            for doc in nlp.pipe(texts, batch_size=len(texts))]
+
+
+def parse_questions(lang: str, model: str | None, texts: list[str]) -> list[QuestionKeys]:
+    """The keys of each question of TEXTS (mentions.question_keys), parsed as one batch."""
+    return [question_keys(doc, lang) for doc in spacy_models.load(lang, model).pipe(texts, batch_size=len(texts))]
+
+
+class Workers:
+    """N processes that parse (spawned: forking a run whose JVM threads run is not safe), each loading the
+    spaCy pipeline at its first task, its BLAS on one thread (_start_worker). Ctrl-C is the run's alone (the
+    workers ignore it): the batches queued are dropped, those running end (a second or so), the workers exit,
+    then KeyboardInterrupt is raised (core.process.deferred_interrupt: never inside the pool's locks, where it
+    hangs it). A worker that dies (killed: out of memory?) is one error line. Spawned workers import the
+    main module again, so a script that parses many passages keeps its code under `if __name__ == "__main__":`
+    (the project's commands do)."""
+
+    AHEAD = 2  # batches queued per worker
+    MEMORY = 1 << 30  # bytes a worker may take: a GiNZA worker peaked at 0.7 GB on ja-qac (bench/qac_speed.py)
+
+    @classmethod
+    def affordable(cls) -> int:
+        """The workers that half of the machine's memory holds, MEMORY each (at least one)."""
+        return max(1, os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2 // cls.MEMORY)
+
+    def __init__(self, n: int, lang: str, model: str | None) -> None:
+        self.n, self.model = n, model or spacy_models.MODELS[lang][0]
+        self.executor = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_start_worker)
+
+    def map(self, work: Callable[[list[str]], R], batches: Iterable[list[str]]) -> Generator[R, None, None]:
+        """WORK(batch) of each of BATCHES, in order, AHEAD batches per worker queued at a time."""
+        todo, running = iter(batches), deque[Future[R]]()
+        with deferred_interrupt() as stop:
+            try:
+                while not stop.is_set():
+                    running.extend(self.executor.submit(work, batch)
+                                   for batch in itertools.islice(todo, self.AHEAD * self.n - len(running)))
+                    if not running:
+                        break
+                    result = running.popleft().result()
+                    if not stop.is_set():
+                        yield result
+            except BrokenProcessPool:
+                if not stop.is_set():  # else a worker still starting took the Ctrl-C meant for the run
+                    raise UserError(f"a worker process parsing with {self.model} ended abruptly (killed, out of "
+                                    "memory, or started by a script whose code is not under `if __name__ == "
+                                    f"'__main__':`) (fix: {THREADS}=1 parses in the run's own process)") from None
+            finally:
+                for future in running:
+                    future.cancel()
+                if stop.is_set():
+                    self.close()
+
+    def close(self) -> None:
+        """End the workers, after the batches they are parsing."""
+        with deferred_interrupt():
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_worker() -> None:
+    """A worker's start: Ctrl-C ignored (the run ends its workers) and its BLAS (numpy's, spacy_models) on one
+    thread (threadpoolctl, installed with scikit-learn): two threads in each of two workers on two cores took
+    17% more CPU for the same parses."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(ImportError):
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)

@@ -78,7 +78,7 @@ from .answer_types import NUMERIC, AnswerType
 from .passages import Passage
 
 if TYPE_CHECKING:
-    from .candidates import Sentence
+    from .mentions import Sentence
 
 FEATURES = ("support", "passages", "mentions", "best", "overlap", "closeness", "evidence", "type_match",
             "type_mismatch", "unit_match", "unit_missing", "untyped_number", "window", "best_sentence", "inside",

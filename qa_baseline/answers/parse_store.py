@@ -3,8 +3,8 @@
 One SQLite file per corpus and spaCy model in the corpus's index folder (indexes/layout.py):
 `INDEXES/CORPUS/parses-MODEL/parses.sqlite`, with `manifest.json` beside it naming the corpus and its files
 (so a corpus FILE finds its store the way it finds its BM25 index: layout.built_dir). Filled by runs as they
-meet new passages (candidates.Parser writes each parsed batch) or up front by `python -m qa_baseline.index
---corpus C --parse`.
+meet new passages (candidates.Parser writes each parsed batch, its worker processes parsing) or up front by
+`python -m qa_baseline.index --corpus C --parse`.
 
 What is kept is the spaCy parse itself, not the mentions derived from it: `Doc.to_bytes()` without the
 tensor, user data included (GiNZA's bunsetu heads, labels and clauses survive the round trip), compressed.
@@ -50,8 +50,9 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ..core.config import CorpusConfig
 from ..core.errors import Problems, UserError
 from ..core.fileio import write_json
 from ..core.hints import plural
@@ -62,6 +63,11 @@ from ..indexes.layout import bm25_dir, build_hint, build_lock, built_dir, check_
     read_manifest
 from . import spacy_models
 from .passages import Passage
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+    from spacy.vocab import Vocab
 
 FORMAT = 1  # bump when what a row holds changes: stores of an older format are emptied and filled again
 FILE = "parses.sqlite"
@@ -79,6 +85,9 @@ CREATE = {"meta": "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 RULED = ("derived", "questions")  # the tables whose rows are of one version of the mention rules
 DATA = ("parses", *RULED)  # every table of parses (meta aside)
 _PARSER_DISTS = {"ja": ("ginza", "SudachiPy", "SudachiDict-core")}
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 def text_key(text: str) -> str:
@@ -86,7 +95,7 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def parser_identity(model: str, lang: str, nlp: Callable[[], Any]) -> dict[str, str | None]:
+def parser_identity(model: str, lang: str, nlp: Callable[[], Language]) -> dict[str, str | None]:
     """What decides a parse besides the text: the model's name and version (its package's; the pipeline NLP()
     is loaded for it only when the model is no installed package), spaCy's version and, for GiNZA, GiNZA's,
     SudachiPy's and its dictionary's."""
@@ -96,31 +105,31 @@ def parser_identity(model: str, lang: str, nlp: Callable[[], Any]) -> dict[str, 
     return out
 
 
-def to_blob(doc: Any) -> bytes:
+def to_blob(doc: Doc) -> bytes:
     """A parsed Doc as stored: Doc.to_bytes without the tensor (user data included), compressed."""
     return zlib.compress(doc.to_bytes(exclude=["tensor"]), 1)
 
 
-def from_blob(blob: bytes, vocab: Any) -> Any:
+def from_blob(blob: bytes, vocab: Vocab) -> Doc:
     """The Doc of a stored BLOB, its strings added to VOCAB."""
     from spacy.tokens import Doc
     return Doc(vocab).from_bytes(zlib.decompress(blob))
 
 
-def store_dir(cfg: Mapping[str, Any], model: str) -> str | None:
+def store_dir(cfg: CorpusConfig, model: str) -> str | None:
     """The folder of CFG's parse store for MODEL (None when QA_BASELINE_PARSES is `off`)."""
     where = os.environ.get("QA_BASELINE_PARSES", "").strip()
     if where.lower() == "off":
         return None
-    return built_dir(dict(cfg), f"parses-{model}", where or indexes_root())
+    return built_dir(cfg, f"parses-{model}", where or indexes_root())
 
 
-def rebuild_hint(cfg: Mapping[str, Any]) -> str:
+def rebuild_hint(cfg: CorpusConfig) -> str:
     """The command that rebuilds CFG's parse store from scratch."""
-    return build_hint(dict(cfg), " --parse --force")
+    return build_hint(cfg.build, " --parse --force")
 
 
-def open_store(cfg: Mapping[str, Any], model: str, lang: str, nlp: Callable[[], Any], rules: str = ""
+def open_store(cfg: CorpusConfig, model: str, lang: str, nlp: Callable[[], Language], rules: str = ""
                ) -> ParseStore | None:
     """The parse store of corpus CFG for MODEL of LANG (NLP(): its pipeline, see parser_identity) and the mention
     rules' version RULES, made when missing; None when stores are off or the folder cannot be written (a
@@ -128,28 +137,28 @@ def open_store(cfg: Mapping[str, Any], model: str, lang: str, nlp: Callable[[], 
     folder = store_dir(cfg, model)
     if folder is None:
         return None
-    identity = {"format": FORMAT, "parser": parser_identity(model, lang, nlp), "corpus": fingerprint(dict(cfg))[0]}
+    identity = {"format": FORMAT, "parser": parser_identity(model, lang, nlp), "corpus": fingerprint(cfg)[0]}
     try:
         if not os.path.isfile(os.path.join(folder, "manifest.json")):
-            check_owner(dict(cfg), os.path.dirname(os.path.dirname(folder)))
+            check_owner(cfg, os.path.dirname(os.path.dirname(folder)))
             os.makedirs(folder, exist_ok=True)
             write_json(os.path.join(folder, "manifest.json"), {
-                "corpus": cfg["name"], "lang": cfg.get("lang"), "kind": "parse store", "model": model,
-                "sources": [{"file": s["file"]} for s in cfg["sources"]]})
+                "corpus": cfg.name, "lang": cfg.lang, "kind": "parse store", "model": model,
+                "sources": [{"file": s.file} for s in cfg.sources]})
         return ParseStore(os.path.join(folder, FILE), identity, rebuild_hint(cfg), rules)
     except OSError as e:
         print(f"warning: no parse store at {folder} ({e.strerror or e}): every passage is parsed", file=sys.stderr)
         return None
 
 
-def empty_store(cfg: Mapping[str, Any], model: str, nlp: Callable[[], Any]) -> None:
+def empty_store(cfg: CorpusConfig, model: str, nlp: Callable[[], Language]) -> None:
     """`index --parse --force`: empty CFG's store for MODEL in one transaction (runs that have it open meanwhile
     read nothing more from it and fill it again; their own parses stay valid); a damaged file is deleted."""
     folder = store_dir(cfg, model)
     if folder is None:
         return
     try:
-        store = open_store(cfg, model, cfg["lang"], nlp)
+        store = open_store(cfg, model, cfg.lang, nlp)
     except Damaged:  # not a parse store: nobody can be reading it as one
         for suffix in ("", "-wal", "-shm"):
             try:
@@ -167,36 +176,40 @@ class Filler(Protocol):
     store: ParseStore | None
     counts: dict[str, int]
 
-    def fill(self, passages: Iterable[Passage], progress: bool = False) -> int: ...
+    def fill(self, passages: Iterable[Passage], progress: bool = False, bar: Any = None) -> int: ...
+
+    def parallel(self) -> contextlib.AbstractContextManager[None]: ...
 
 
-def fill_store(cfg: dict[str, Any], parser_type: Callable[..., Filler], force: bool = False,
+def fill_store(cfg: CorpusConfig, parser_type: Callable[..., Filler], force: bool = False,
                on_bad_record: str = "stop") -> str:
     """`index --corpus C --parse [--force]`: parse every passage of CFG that its parse store lacks (after
-    emptying it with FORCE) with PARSER_TYPE(lang, model, corpus=CFG) (candidates.Parser), under the store
-    folder's build lock, reading the corpus in steps of CHUNK passages; returns the store's path."""
-    model = spacy_models.MODELS[cfg["lang"]][0]
+    emptying it with FORCE) with PARSER_TYPE(lang, model, corpus=CFG) (candidates.Parser, its workers kept for
+    the whole corpus), under the store folder's build lock, reading the corpus in steps of CHUNK passages;
+    returns the store's path. Its progress is over the corpus's passages (the BM25 index's count, else counted
+    first), each held one at once and each parsed one as its batch ends."""
+    model = spacy_models.MODELS[cfg.lang][0]
     folder = store_dir(cfg, model)
     if folder is None:
         raise UserError("QA_BASELINE_PARSES is off: there is no parse store to fill (fix: unset it)")
     with build_lock(folder):
         if force:
-            empty_store(cfg, model, lambda: spacy_models.load(cfg["lang"], model))
-        parser = parser_type(cfg["lang"], model, corpus=cfg)
+            empty_store(cfg, model, lambda: spacy_models.load(cfg.lang, model))
+        parser = parser_type(cfg.lang, model, corpus=cfg)
         if parser.store is None:
             raise UserError(f"no parse store can be made at {folder} (the warning above says why)")
         problems, seen = Problems(on_bad_record), 0
-        total = read_manifest(bm25_dir(cfg, built=True)).get("passages")
-        with tqdm(total=total, desc=f"parsing {cfg['name']} ({model})", unit=" passages", mininterval=1.0,
-                  disable=None) as bar:
+        total = read_manifest(bm25_dir(cfg, built=True)).get("passages") or \
+            sum(1 for _ in read_corpus(cfg, Problems("skip")))
+        with tqdm(total=total, desc=f"parsing {cfg.name} ({model})", unit=" passages", mininterval=1.0,
+                  disable=None) as bar, parser.parallel():
             step: list[Passage] = []
             for p in itertools.chain(read_corpus(cfg, problems), [None]):  # streamed: memory flat
                 if p is not None:
                     step.append(Passage(p["id"], p["title"], p["contents"], 0.0))
                 if len(step) >= CHUNK or p is None and step:
-                    parser.fill(step)
+                    parser.fill(step, bar=bar)
                     seen, step = seen + len(step), []
-                    bar.update(seen - bar.n)
                     bar.set_postfix_str(f"{parser.counts['parsed']:,} parsed", refresh=False)
         if problems.count:
             print(problems.summary(), file=sys.stderr)
@@ -213,7 +226,7 @@ class Damaged(UserError):
     """The file is not a usable parse store (not SQLite, malformed, other tables)."""
 
 
-class Recent(dict):  # type: ignore[type-arg]
+class Recent(dict[K, V]):
     """A dict that keeps its SIZE most recently set or touched entries (the Sentences a Parser with a store
     keeps in memory: the store holds the rest)."""
 
@@ -221,10 +234,10 @@ class Recent(dict):  # type: ignore[type-arg]
         super().__init__()
         self.size = size
 
-    def touch(self, key: Any) -> None:
+    def touch(self, key: K) -> None:
         self[key] = self.pop(key)
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: K, value: V) -> None:
         super().__setitem__(key, value)
         if len(self) > self.size:
             del self[next(iter(self))]
@@ -233,15 +246,15 @@ class Recent(dict):  # type: ignore[type-arg]
 class ParseStore:
     """One store file (see the module docstring): `load` parses by id, `put` a batch of new ones."""
 
-    def __init__(self, path: str, identity: dict[str, Any], rebuild: str, rules: str = "") -> None:
+    def __init__(self, path: str, identity: dict[str, object], rebuild: str, rules: str = "") -> None:
         self.path, self.rebuild, self.rules = path, rebuild, rules
         self.identity = json.dumps(identity, sort_keys=True)
-        self.db = self._guard(self._open_waiting)
+        self.db: sqlite3.Connection = self._guard(self._open_waiting)
 
     def _damaged(self, why: str) -> Damaged:
         return Damaged(f"{self.path}: not a usable parse store ({why}) (fix: rebuild it with: {self.rebuild})")
 
-    def _guard(self, step: Any, *args: Any) -> Any:
+    def _guard(self, step: Callable[..., T], *args: object) -> T:
         """STEP(*ARGS), SQLite's errors as one error line each: busy, a full disk, a failing disk, a file that
         cannot be opened (an OSError: the run goes on without a store), a damaged file (naming the rebuild
         command)."""
@@ -330,7 +343,7 @@ class ParseStore:
                 db.execute(f"DELETE FROM {table}")
             db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('identity', ?)", (self.identity,))
 
-    def _chunks(self, query: str, keys: Sequence[str], *params: Any) -> Iterator[list[Any]]:
+    def _chunks(self, query: str, keys: Sequence[str], *params: str) -> Iterator[list[Any]]:
         """The rows of QUERY for KEYS, CHUNK keys at a time (the `{marks}` of QUERY: their placeholders; PARAMS
         come before them), a list per chunk."""
         for start in range(0, len(keys), CHUNK):

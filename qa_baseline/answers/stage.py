@@ -1,23 +1,28 @@
-"""The answer-extraction stage over a retriever, for a list of questions: retrieve -> passage text ->
-candidates, timed (retrieval and extraction apart), plus the fitting of the answer model on gold data
-(`--train FILE`) or by cross-fitting (`--folds K`: each fold answered by a model fitted on the others).
-Used by the task pipelines (tasks/openqa, tasks/qac); knows nothing of their formats."""
+"""The answer stage of the short-answer tasks (tasks/openqa, tasks/qac), one entry point, `answer`: retrieve ->
+passage text -> candidates (`ExtractionStage`, timed: retrieval and extraction apart) -> neural evidence ->
+the answer model, the rule or fitted on gold data (`--train FILE`) or by cross-fitting (`--folds K`: each fold
+answered by a model fitted on the others) -> each question's answers, its trace and the run's observations.
+It knows nothing of the tasks' formats: a task says how its questions are extracted and what it answers."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
+from ..core.config import CorpusConfig
 from ..core.errors import UserError
 from ..core.process import fewer_collections
 from ..rankers.learning import folds, split
 from ..retrievers.base import Retriever
-from . import Extractor, answer_in_candidates, answer_in_passages
+from . import Extractor, answer_in_candidates, answer_in_passages, neural
+from .answer_types import answer_type
 from .features import Candidate
 from .passages import Passage, PassageStore
-from .scorers import AnswerModel, Gold, Scored, remembered
+from .scorers import LEARNERS, AnswerModel, Gold, Scored, remembered
+from .settings import AnswerSettings
 
 CHUNK = 64  # questions per retrieval call
 
@@ -25,7 +30,7 @@ CHUNK = 64  # questions per retrieval call
 class ExtractionStage:
     """Retrieve -> passage text -> answer candidates for lists of questions, timed (see the module docstring)."""
 
-    def __init__(self, retriever: Retriever, corpus_cfg: dict[str, Any], lang: str, passages: int = 10,
+    def __init__(self, retriever: Retriever, corpus_cfg: CorpusConfig, lang: str, passages: int = 10,
                  max_chars: int | None = None, keep: int | None = None, wide: int = 0) -> None:
         """KEEP: keep only each question's best KEEP candidates by the rule (features.Best), for runs that fit no
         answer model (keep_for); None keeps them all. WIDE: the passages retrieved per question whose text
@@ -65,9 +70,10 @@ class ExtractionStage:
         """Candidates per question (QUESTIONS: texts; PASSAGES: their retrieved passages, all parsed; CONTEXTS:
         texts; WIDE: their wide passages, whose text the `wide` feature searches; none by default)."""
         started = time.time()
-        self.extractor.parse([p for ps in passages for p in ps], progress=progress)
         contexts = contexts or [""] * len(questions)
-        self.extractor.parser.ask([*questions, *contexts])
+        with self.extractor.parser.parallel():  # one set of workers parses the passages and the questions
+            self.extractor.parse([p for ps in passages for p in ps], progress=progress)
+            self.extractor.parser.ask([*questions, *contexts])
         with fewer_collections():
             out = [self.extractor.candidates(q, ps, c, keep=self.keep, wide=w) for q, ps, c, w in
                    tqdm(list(zip(questions, passages, contexts, wide or [()] * len(questions))), desc=desc, unit=" q",
@@ -93,7 +99,7 @@ def keep_for(train: str | None, folds: int | None, neural: str | None, answers: 
     return None if train or folds or neural not in (None, "none") else max(answers, TRACE_TOP)
 
 
-def wide_for(settings: Any) -> int:
+def wide_for(settings: AnswerSettings) -> int:
     """The wide passages a run retrieves (ExtractionStage's WIDE): --wide when it may fit a learned scorer (its
     model_kind is not the rule), the only reader of the `wide` feature; else none (0)."""
     return settings.wide if model_kind(settings) != "rule" else 0
@@ -148,7 +154,7 @@ def check_fitting(train: str | None, n_folds: int | None, questions: int) -> Non
         raise UserError(f"--folds needs 2 <= K <= the number of questions ({questions}), not {n_folds}")
 
 
-def model_kind(settings: Any) -> str:
+def model_kind(settings: AnswerSettings) -> str:
     """The answer model's kind, for the row's settings: rule, learned on --train, or cross-fitted on --folds K
     (which scorer each fit kept is observed, not set)."""
     if settings.scorer == "rule" or not (settings.train or settings.folds):
@@ -193,3 +199,74 @@ def trace_record(qid: str, question: str, query: str, passages: Sequence[Passage
             "candidates": [{"text": c.text, "docid": c.docid, "labels": list(c.labels), "score": round(s, 4),
                             "sentence": c.sentence, "features": {k: round(v, 4) for k, v in c.features.items()}}
                            for c, s in scored[:top]]}
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What extraction found for a list of questions, one entry per question: its text, the query it was
+    retrieved with, its passages and its candidates."""
+    questions: Sequence[str]
+    queries: Sequence[str]
+    passages: list[list[Passage]]
+    candidates: list[list[Candidate]]
+
+
+Extract = Callable[[ExtractionStage, str], Extracted]  # (stage, progress description) -> what it found
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What `answer` found: per question the answers CHOSEN (best first; empty: no answer); the row's SETTINGS
+    (the corpus's language, the answer model's kind) and OBSERVED (the fitted model, timings, parses); the
+    TRACE records (None without --trace); what was EXTRACTED, for `diagnose`."""
+    chosen: list[list[Candidate]]
+    settings: dict[str, str]
+    observed: dict[str, Any]
+    trace: list[dict[str, Any]] | None
+    extracted: Extracted
+    lang: str
+
+    def diagnose(self, golds: Sequence[Gold]) -> dict[str, Any]:
+        """How far retrieval and extraction got (`ceilings`), with each question's GOLDS read by the driver."""
+        return {"ceiling": ceilings(self.extracted.passages, self.extracted.candidates, golds,
+                                    [answer_type(q, self.lang).name for q in self.extracted.questions])}
+
+
+def answer(ids: Sequence[str], extract: Extract, train: Callable[[ExtractionStage], tuple[Extracted, Sequence[Gold]]],
+           retriever: Retriever, corpus: CorpusConfig, settings: AnswerSettings, *, ranked: int, max_list: int,
+           lists: bool, value: str | None, golds: Sequence[Gold] = (), trace: bool = False) -> Answered:
+    """The answers of the questions IDS: EXTRACT finds their passages and candidates with the stage over
+    RETRIEVER and CORPUS; TRAIN, called with --train only, those of the training questions with their gold;
+    GOLDS, each question's gold for --folds (cross-fitting). The answer model (fit_models: VALUE, LISTS,
+    MAX_LIST) answers each question with its top RANKED candidates, or with its answer list when LISTS."""
+    started = time.time()
+    lang = corpus.lang
+    check_fitting(settings.train, settings.folds, len(ids))
+    neural.check(settings.neural, lang)
+    stage = ExtractionStage(retriever, corpus, lang, settings.passages, settings.max_chars,
+                            keep_for(settings.train, settings.folds, settings.neural, max_list), wide_for(settings))
+    found = extract(stage, "questions")
+    neural.add(settings.neural, found.questions, found.candidates)
+    observed: dict[str, Any] = {}
+    train_groups = None
+    if settings.train:
+        training, train_golds = train(stage)
+        neural.add(settings.neural, training.questions, training.candidates)
+        train_groups = list(zip(training.candidates, train_golds))
+        observed["train_questions"] = len(train_groups)
+    models, fitted = fit_models(found.candidates, train_groups, golds, settings.folds, value, lists, max_list,
+                                learn=settings.scorer != "rule", kinds=LEARNERS[settings.learner])
+    chosen: list[list[Candidate]] = []
+    records: list[dict[str, Any]] = []
+    for qid, question, query, ps, cs, model in zip(ids, found.questions, found.queries, found.passages,
+                                                   found.candidates, models):
+        picked, scored, p = model.decide(cs, k=ranked, lists=lists)
+        chosen.append(picked)
+        if trace:
+            records.append(trace_record(qid, question, query, ps, scored, picked, p))
+    seconds = round(time.time() - started, 2)
+    observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
+                     "passages_parsed": stage.parses(),
+                     "questions_per_second": round(len(ids) / seconds, 2) if seconds else None})
+    return Answered(chosen, {"lang": lang, "answer_model": model_kind(settings)}, observed,
+                    records if trace else None, found, lang)

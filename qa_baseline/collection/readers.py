@@ -15,7 +15,6 @@ import io
 import os
 import zipfile
 from collections.abc import Callable
-from typing import Any
 
 from ..core.hints import requires
 from .table import Table, from_grid
@@ -67,7 +66,7 @@ def read_csv(data: bytes, source: str = "") -> list[Table]:
     return [table] if table else []
 
 
-def cell_text(value: Any) -> str:
+def cell_text(value: object) -> str:
     """A worksheet value as the string a reader sees: integral floats without '.0', dates as ISO dates."""
     if value is None:
         return ""

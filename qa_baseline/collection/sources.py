@@ -1,6 +1,6 @@
 """Where data files come from: a folder, or a tar archive (plain, .gz, .bz2, .xz) read member by member.
 
-A MemorySource holds data files given as bytes (the tables of a WikiTableQuestions file, tasks/hf.py).
+A MemorySource holds data files given as bytes (the tables of a WikiTableQuestions file, tasks/datasearch/hf.py).
 All answer `fetch(names)`: {name: bytes or DataFileError} for the data file names of the metadata, found by
 their path relative to the folder or archive root (`data/x.csv`), else by their file name alone: in an
 archive when exactly one member has it, in a folder at the folder's top level. A tar archive is streamed once per `fetch`, nothing is unpacked to disk, and only the

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 NUMBER = re.compile(r"^[-+−]?[$€£¥]?\d[\d,]*(\.\d+)?%?$")
 
@@ -31,7 +30,7 @@ def is_number(cell: str) -> bool:
     return bool(NUMBER.match(cell.strip().replace(" ", "")))
 
 
-def square(grid: Iterable[Iterable[Any]]) -> list[list[str]]:
+def square(grid: Iterable[Iterable[object]]) -> list[list[str]]:
     """Rows as stripped strings, padded to one width; empty rows and trailing empty columns dropped."""
     rows = [[("" if c is None else str(c)).strip() for c in row] for row in grid]
     rows = [r for r in rows if any(r)]
@@ -95,7 +94,7 @@ def join_header(head: Sequence[Sequence[str]]) -> list[str]:
     return labels
 
 
-def from_grid(grid: Iterable[Iterable[Any]], source: str = "") -> Table | None:
+def from_grid(grid: Iterable[Iterable[object]], source: str = "") -> Table | None:
     """A Table from a raw grid (see the module docstring); None when the grid has no cell."""
     rows = square(grid)
     if not rows:

@@ -7,13 +7,16 @@ precedence (first found wins), so users add or override configs without touching
 Relative paths inside a config are relative to the workspace: the project root when qa_baseline runs from a
 checkout, else the current folder (runs/ and indexes/ live there too); `package:DIST/REL/PATH` names a file
 inside an installed Python distribution (found without importing it; `package:qa_baseline/qa_baseline/...` is
-package data of qa_baseline itself)."""
+package data of qa_baseline itself). A corpus config is read into a CorpusConfig, its keys and its sources' keys
+checked (an unknown one is an error line naming the known ones)."""
 from __future__ import annotations
 
 import glob
 import hashlib
 import importlib.metadata
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from typing import Any
 
 import yaml
@@ -137,10 +140,69 @@ READER_BY_SUFFIX = {".xml": "wikipedia", ".xml.bz2": "wikipedia", ".jsonl": "jso
                     ".parquet": "parquet"}  # and a folder of *.parquet shards: parquet
 
 
-def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Source:
+    """One source of a corpus config: its reader (corpus.READERS), its path as the config writes it and the file
+    that path names, and the reader's options, None where the config leaves them out (the reader's default)."""
+    reader: str
+    path: str
+    file: str
+    id_prefix: str | None = None  # prefixed to every id of the source (corpus.read_corpus)
+    id_field: str | None = None  # jsonl, parquet: the record's fields
+    text_field: str | None = None
+    title_field: str | None = None
+    split: str | None = None  # wikipedia, parquet: paragraph or words (corpus.split_settings)
+    words: int | None = None
+    min_chars: int | None = None
+    segment: dict[str, int] | bool | None = None  # {sentences, stride}: corpus/segment.py
+
+    def as_dict(self) -> dict[str, object]:
+        """The source as its config writes it, `file` added and the options it leaves out left out: what an
+        index's fingerprint hashes (indexes/layout.py), as the corpus config's dict held it."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """A corpus config (a YAML of configs/corpora, or made for a corpus file): its sources and how they are
+    indexed. INDEX: the folder of its indexes under indexes_root(); BUILD: the `index` options that build them."""
+    name: str
+    lang: str
+    sources: tuple[Source, ...]
+    analyzer: str  # the BM25 index's (default: DEFAULT_ANALYZER of the language)
+    index: str
+    build: str
+    title_in_contents: bool = True  # indexed text = title + newline + passage
+    from_file: bool = False  # made for a corpus file (its indexes named by the file: config.file_index_name)
+    dense: tuple[str, ...] = ()  # encoders of the dense indexes `index` also builds (the first: Dense's default)
+    description: str = ""
+
+
+CORPUS_KEYS = ("description", "lang", "analyzer", "title_in_contents", "dense", "sources")  # of a corpus YAML
+SOURCE_KEYS = tuple(f.name for f in fields(Source) if f.name != "file")
+
+
+def _line(path: str, key: object, source: int | None = None) -> int:
+    """The line of KEY in the corpus config PATH (in its SOURCE-th source); 1 when it is not found."""
+    with open(path, encoding="utf-8") as f:
+        node = yaml.compose(f, Loader=yaml.SafeLoader)
+    if source is not None:
+        node = next(v for k, v in node.value if k.value == "sources").value[source]
+    return next((k.start_mark.line + 1 for k, _ in node.value if k.value == key), 1)
+
+
+def _check_keys(path: str, keys: Iterable[object], known: tuple[str, ...], source: int | None = None) -> None:
+    """A UserError at the first of KEYS (of the corpus config PATH, or of its SOURCE-th source) not KNOWN."""
+    if unknown := [k for k in keys if k not in known]:
+        where = "a source" if source is not None else "a corpus config"
+        raise UserError(f"{path}:{_line(path, unknown[0], source)}: unknown key {unknown[0]!r} in {where} (fix: use "
+                        f"one of {', '.join(known)})")
+
+
+def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | None = None) -> CorpusConfig:
     """A corpus config by name, or an ad-hoc one for a single corpus file or a folder of Parquet shards. The
-    indexes of a corpus config live under its name (cfg["index"]); those of a corpus file under the file's name
-    plus a short checksum of its path (file_index_name), or INDEX_NAME (`index --name`)."""
+    indexes of a corpus config live under its name (CorpusConfig.index); those of a corpus file under the
+    file's name plus a short checksum of its path (file_index_name), or INDEX_NAME (`index --name`)."""
     if os.path.sep in name_or_path or os.path.isfile(name_or_path) or \
             os.path.isdir(name_or_path) and not config_path("corpora", name_or_path):
         path = os.path.abspath(name_or_path)
@@ -157,27 +219,40 @@ def corpus_config(name_or_path: str, lang: str | None = None, index_name: str | 
             if index_name == "kb" or config_path("corpora", index_name):
                 taken = "the KB stores' folder" if index_name == "kb" else "a corpus config"
                 raise UserError(f"--name {index_name}: the name of {taken} (fix: choose another --name)")
-        stem = textio.stem(path)
-        cfg: dict[str, Any] = {"name": stem, "lang": lang or "en", "sources": [{"reader": reader, "path": path}],
-                               "from_file": True, "index": index_name or file_index_name(path),
-                               "build": f"--corpus {path}" + (f" --lang {lang}" if lang and lang != "en" else "")
-                               + (f" --name {index_name}" if index_name else "")}
-    else:
-        if index_name is not None:
-            raise UserError(f"--name {index_name}: corpus config {name_or_path} keeps its own name (fix: drop --name; "
-                            "it names the index of a corpus file)")
-        cfg = _load("corpora", name_or_path)
-        cfg["build"] = f"--corpus {name_or_path}"
-        cfg["index"] = cfg["name"]
-        if lang and lang != cfg.get("lang", "en"):
-            raise UserError(f"corpus {cfg['name']} is {cfg.get('lang', 'en')}, not {lang}")
-    cfg.setdefault("lang", "en")
-    if cfg["lang"] not in DEFAULT_ANALYZER:
-        raise UserError(f"corpus {cfg['name']}: lang must be en, zh or ja, not {cfg['lang']!r}")
-    cfg.setdefault("analyzer", DEFAULT_ANALYZER[cfg["lang"]])
-    cfg.setdefault("title_in_contents", True)
-    for src in cfg["sources"]:
-        if not isinstance(src, dict) or "reader" not in src or "path" not in src:
-            raise UserError(f"corpus {cfg['name']}: every source needs a reader and a path")
-        src["file"] = resolve_path(src["path"])
-    return cfg
+        lang = lang or "en"
+        _check_lang(textio.stem(path), lang)
+        return CorpusConfig(name=textio.stem(path), lang=lang, sources=(Source(reader, path, resolve_path(path)),),
+                            analyzer=DEFAULT_ANALYZER[lang], index=index_name or file_index_name(path),
+                            build=f"--corpus {path}" + (f" --lang {lang}" if lang != "en" else "")
+                            + (f" --name {index_name}" if index_name else ""), from_file=True)
+    if index_name is not None:
+        raise UserError(f"--name {index_name}: corpus config {name_or_path} keeps its own name (fix: drop --name; "
+                        "it names the index of a corpus file)")
+    cfg = _load("corpora", name_or_path)
+    path = str(config_path("corpora", name_or_path))
+    name = cfg.pop("name")
+    _check_keys(path, cfg, CORPUS_KEYS)
+    own = cfg.get("lang", "en")
+    if lang and lang != own:
+        raise UserError(f"corpus {name} is {own}, not {lang}")
+    _check_lang(name, own)
+    sources = cfg["sources"]
+    if not isinstance(sources, list) or not all(isinstance(src, dict) and src.get("reader") is not None
+                                                and src.get("path") is not None for src in sources):
+        raise UserError(f"corpus {name}: every source needs a reader and a path")
+    for i, src in enumerate(sources):
+        _check_keys(path, src, SOURCE_KEYS, i)
+    dense = cfg.get("dense") or []
+    if not isinstance(dense, list) or not all(isinstance(e, str) for e in dense):
+        raise UserError(f"{path}:{_line(path, 'dense')}: dense must be a list of encoder names, not {dense!r} (fix: "
+                        "e.g. dense: [minilm-onnx])")
+    return CorpusConfig(name=name, lang=own, analyzer=cfg.get("analyzer", DEFAULT_ANALYZER[own]), index=name,
+                        build=f"--corpus {name_or_path}", title_in_contents=cfg.get("title_in_contents", True),
+                        dense=tuple(dense), description=cfg.get("description", ""),
+                        sources=tuple(Source(**{k: v for k, v in src.items() if v is not None},
+                                             file=resolve_path(src["path"])) for src in sources))
+
+
+def _check_lang(name: str, lang: object) -> None:
+    if lang not in DEFAULT_ANALYZER:
+        raise UserError(f"corpus {name}: lang must be en, zh or ja, not {lang!r}")

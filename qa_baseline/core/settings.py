@@ -14,11 +14,34 @@ from .errors import UserError
 
 
 def option(default: Any = None, help: str = "", choices: Collection[Any] | None = None, metavar: str | None = None,
-           file: bool = False, cli: bool = True, many: bool = False) -> Any:
+           file: bool = False, cli: bool = True, many: bool = False, identifies: bool = True, named: bool = False,
+           reads_gold: bool = False) -> Any:
     """A Settings field that is also the command-line option --NAME (FILE: a path, recorded with its checksum;
-    CLI False: set in the task YAML only; MANY: repeatable, its value a tuple, a list in the YAML)."""
+    CLI False: set in the task YAML only; MANY: repeatable, its value a tuple, a list in the YAML).
+    What a run is (run.py): IDENTIFIES False: it changes which files a run writes, not its answers (--trace,
+    --team): not part of the run's identity, folder name or row settings; NAMED: the run's corpus or method
+    names it (--corpus, --retriever): left out of the folder name's variant and the row's settings, which
+    name those apart; READS_GOLD: when set, the pipeline fits on --data's own gold (--folds), which the
+    driver then hands to predict (no other run's predict is given any gold)."""
     return field(default=default, metadata={"help": help, "choices": choices, "metavar": metavar, "file": file,
-                                            "cli": cli, "many": many})
+                                            "cli": cli, "many": many, "identifies": identifies, "named": named,
+                                            "reads_gold": reads_gold})
+
+
+def identifies(f: dataclasses.Field[Any]) -> bool:
+    """Whether the setting F is part of what identifies a run (its identity): all but option(identifies=False)."""
+    return bool(f.metadata.get("identifies", True))
+
+
+def described(f: dataclasses.Field[Any]) -> bool:
+    """Whether the setting F is spelled out in a run's folder name and row settings: it identifies the run and
+    neither the run's corpus nor its method names it (option(named=True))."""
+    return identifies(f) and not f.metadata.get("named")
+
+
+def reads_gold(settings: Any) -> bool:
+    """Whether SETTINGS (a settings dataclass) set an option(reads_gold=True): the run fits on --data's gold."""
+    return any(f.metadata.get("reads_gold") and getattr(settings, f.name) for f in dataclasses.fields(settings))
 
 
 def values_of(value: Any) -> list[Any]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from types import ModuleType
-from typing import Any
 
+from ..core.config import CorpusConfig, Source
 from ..core.errors import Problems, UserError
 from . import segment
 from .ids import UniqueIds
@@ -26,7 +26,7 @@ def reader(name: str) -> ModuleType:
     return importlib.import_module(f".{name}", __name__)
 
 
-def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
+def read_corpus(cfg: CorpusConfig, problems: Problems) -> Iterator[Passage]:
     """All passages of a corpus config, source after source, ids made unique with each source's id_prefix; the
     documents of a source with `segment:` as their passages (segment.segment)."""
     seen = UniqueIds()  # bounded memory whatever the corpus's size (corpus/ids.py)
@@ -36,11 +36,11 @@ def read_corpus(cfg: dict[str, Any], problems: Problems) -> Iterator[Passage]:
         seen.close()
 
 
-def _read(cfg: dict[str, Any], problems: Problems, seen: UniqueIds) -> Iterator[Passage]:
+def _read(cfg: CorpusConfig, problems: Problems, seen: UniqueIds) -> Iterator[Passage]:
     segmenting = segment.segmented(cfg)
-    for src in cfg["sources"]:
-        mod = reader(src["reader"])
-        prefix = src.get("id_prefix", "")
+    for src in cfg.sources:
+        mod = reader(src.reader)
+        prefix = src.id_prefix or ""
         seg = segment.settings(src)
         check = not getattr(mod, "UNIQUE_IDS", False)  # dump readers make unique ids by construction
         where: Where
@@ -63,11 +63,13 @@ def _read(cfg: dict[str, Any], problems: Problems, seen: UniqueIds) -> Iterator[
                 yield p
 
 
-def split_settings(src: dict[str, Any], splits: tuple[str, ...]) -> tuple[str, int, int]:
+def split_settings(src: Source, splits: tuple[str, ...]) -> tuple[str, int, int]:
     """(split, words, min_chars) of a source that cuts articles into passages (split: one of SPLITS; words:
     the passage length of `words`; min_chars: shorter passages are dropped); a bad value is a UserError."""
-    path = src["file"]
-    split, words, min_chars = src.get("split", "paragraph"), src.get("words", 100), src.get("min_chars", 20)
+    path = src.file
+    split = "paragraph" if src.split is None else src.split
+    words = 100 if src.words is None else src.words
+    min_chars = 20 if src.min_chars is None else src.min_chars
     if split not in splits:
         raise UserError(f"{path}: unknown split {split!r} (fix: use {' or '.join(splits)})")
     if not isinstance(words, int) or words < 1:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
+from ..core.config import Source
 from ..core.errors import Problems
 from ..core.textio import text_lines
 from . import Passage, Where
@@ -25,9 +25,9 @@ def _pick(record, configured, candidates):
     return None
 
 
-def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
-    path = src["file"]
-    id_f, text_f, title_f = src.get("id_field"), src.get("text_field"), src.get("title_field", "title")
+def read(src: Source, problems: Problems) -> Iterator[tuple[Where, Passage]]:
+    path = src.file
+    id_f, text_f, title_f = src.id_field, src.text_field, "title" if src.title_field is None else src.title_field
     for lineno, line in text_lines(path):
         if not line.strip():
             continue

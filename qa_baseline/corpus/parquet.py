@@ -20,8 +20,8 @@ import glob
 import os
 import re
 from collections.abc import Iterator
-from typing import Any
 
+from ..core.config import Source
 from ..core.errors import Problems, UserError
 from ..core.hints import requires
 from . import Passage, Where, cut, split_settings
@@ -66,8 +66,8 @@ def passages(text: str, split: str, words: int, min_chars: int) -> list[str]:
     return cut([_SPACES.sub(" ", p).strip() for p in _PARAGRAPH_BREAK.split(text)], split, words, min_chars)
 
 
-def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
-    path = src["file"]
+def read(src: Source, problems: Problems) -> Iterator[tuple[Where, Passage]]:
+    path = src.file
     split, words, min_chars = split_settings(src, SPLITS)
     pq = requires("hf", "pyarrow.parquet")
     for file in shards(path):
@@ -81,9 +81,9 @@ def _file(pq, file, src, split, words, min_chars, problems):
         raise UserError(f"{file}: cannot read it as Parquet ({e})") from None
     with pf:
         names = pf.schema_arrow.names
-        id_c = _column(names, src.get("id_field"), ID_FIELDS, file, "id")
-        text_c = _column(names, src.get("text_field"), TEXT_FIELDS, file, "text")
-        title_f = src.get("title_field", "title")
+        id_c = _column(names, src.id_field, ID_FIELDS, file, "id")
+        text_c = _column(names, src.text_field, TEXT_FIELDS, file, "text")
+        title_f = "title" if src.title_field is None else src.title_field
         title_c = title_f if title_f in names else None
         columns = list(dict.fromkeys(c for c in (id_c, text_c, title_c) if c))
         row = 0

@@ -21,13 +21,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TypeGuard
 
+from ..core.config import CorpusConfig, Source
 from ..core.errors import UserError
 
 SEP = "#"  # DOCID#k
 _CLOSE = r"[」』）】〕》”’\"')\]]"
-_CJK_END = rf"[。！？]+(?:{_CLOSE}++(?![とっ、，])|(?!{_CLOSE}))"  # 「…。」と言った goes on
+_CJK_END = rf"[。！？]+(?:{_CLOSE}+(?![とっ、，]|{_CLOSE})|(?!{_CLOSE}))"  # 「…。」と言った goes on
 _LATIN_END = r"[.!?]+[\"'”’)\]]*(?=\s+[^\sa-z])"
 _BOUNDARY = re.compile(rf"{_CJK_END}|{_LATIN_END}|\s*\n\s*")
 _ABBREVIATION = re.compile(r"(?:^|[\s(\"'“])(?:[A-Z]|(?:[A-Za-z]\.)+[A-Za-z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Mt|"
@@ -74,23 +75,23 @@ def windows(n: int, size: int, stride: int) -> list[tuple[int, int]]:
     return out
 
 
-def settings(src: dict[str, Any]) -> tuple[int, int] | None:
+def settings(src: Source) -> tuple[int, int] | None:
     """(sentences, stride) of a source's `segment`, None when it has none; a bad value is a UserError."""
-    seg = src.get("segment")
+    seg = src.segment
     if seg is None or seg is False:
         return None
     fix = "(fix: write segment: {sentences: 3, stride: 2}, stride at most sentences, or drop it)"
     if not isinstance(seg, dict) or set(seg) - {"sentences", "stride"} or "sentences" not in seg:
-        raise UserError(f"{src['file']}: segment must name sentences and optionally stride, not {seg!r} {fix}")
-    size: Any = seg["sentences"]
-    stride: Any = seg.get("stride", (size + 1) // 2 if _whole(size) else None)
+        raise UserError(f"{src.file}: segment must name sentences and optionally stride, not {seg!r} {fix}")
+    size = seg["sentences"]  # as the YAML wrote them: checked here
+    stride = seg["stride"] if "stride" in seg else (size + 1) // 2 if _whole(size) else None
     if not (_whole(size) and _whole(stride) and stride <= size):
-        raise UserError(f"{src['file']}: segment sentences {size!r}, stride {stride!r}: not whole numbers with "
+        raise UserError(f"{src.file}: segment sentences {size!r}, stride {stride!r}: not whole numbers with "
                         f"1 <= stride <= sentences {fix}")
     return int(size), int(stride)
 
 
-def _whole(v: Any) -> bool:
+def _whole(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 1
 
 
@@ -102,12 +103,12 @@ def segment(doc: dict[str, str], size: int, stride: int) -> list[dict[str, str]]
             for k, (a, b) in enumerate(windows(len(spans), size, stride))]
 
 
-def segmented(cfg: dict[str, Any]) -> bool:
+def segmented(cfg: CorpusConfig) -> bool:
     """Does a source of the corpus config CFG segment its documents?"""
-    return any(settings(src) for src in cfg["sources"])
+    return any(settings(src) for src in cfg.sources)
 
 
-def document_id(pid: str, cfg: dict[str, Any]) -> str:
+def document_id(pid: str, cfg: CorpusConfig) -> str:
     """The document of passage PID of the corpus CFG: PID without `#k` when the corpus is segmented."""
     return _document(pid, segmented(cfg))
 
@@ -122,7 +123,7 @@ def strip_segment(pid: str) -> str:
     return _SEGMENT_ID.sub("", pid)
 
 
-def best_passages(hits: Iterable[tuple[str, float]], cfg: dict[str, Any], k: int | None = None
+def best_passages(hits: Iterable[tuple[str, float]], cfg: CorpusConfig, k: int | None = None
                   ) -> list[tuple[str, float]]:
     """Ranked (passage id, score) HITS as ranked (document id, score): each document scored by its best passage
     (MaxP), best first, equal scores in the order the documents first appear; the first K (all when K is None)."""

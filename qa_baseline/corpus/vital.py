@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
+from ..core.config import Source
 from ..core.errors import Problems, UserError
 from ..core.hints import reinstall
 from ..core.textio import open_binary
 from . import Passage, Where
 
 
-def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
-    path = src["file"]
+def read(src: Source, problems: Problems) -> Iterator[tuple[Where, Passage]]:
+    path = src.file
     try:
         with open_binary(path) as f:  # read through open_binary: progress over the corpus's bytes sees it
             data = json.load(f)

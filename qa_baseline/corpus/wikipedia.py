@@ -14,8 +14,8 @@ import html
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from typing import Any
 
+from ..core.config import Source
 from ..core.errors import Problems, UserError
 from ..core.textio import READ_ERRORS, open_binary
 from . import Passage, Where, cut, split_settings
@@ -34,8 +34,9 @@ _INLINE_TEMPLATE = re.compile(r"\{\{\s*(convert|cvt|lang|lang-[\w-]+|transl|niho
 _TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}")
 _TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.M)
 _EXT_LINK = re.compile(r"\[(?:(?:https?|ftp|mailto|news):|//)[^\s\]]*[ \t]*([^\]\n]*)\]", re.I)
-# innermost [[...]]: no "[[" or "]]" inside (single brackets allowed); possessive, so it never backtracks
-_LINK = re.compile(r"\[\[((?:[^\[\]]++|\[(?!\[)|\](?!\]))*+)\]\]")
+# innermost [[...]]: no "[[" or "]]" inside (single brackets allowed); unrolled (plain* (bracket plain*)*): one way
+# to match, so no runaway backtracking, without the possessive quantifiers that Python 3.10 lacks
+_LINK = re.compile(r"\[\[([^\[\]]*(?:(?:\[(?!\[)|\](?!\]))[^\[\]]*)*)\]\]")
 _MEDIA_NS = re.compile(r"\s*(?:file|image|category)\s*:", re.I)
 _LANG_NS = re.compile(r"[a-z]{2,3}(?:-[a-z]+)*:")  # interlanguage links [[de:Foo]] never have a label
 # unmatched link brackets, bold/italic quotes ('''Ann''''s keeps its apostrophe), magic words (__NOTOC__)
@@ -132,8 +133,8 @@ def clean_wikitext(text: str) -> str:
     return "\n\n".join(_SPACES.sub(" ", _EMPTY_PARENS.sub("", _PUNCT_FIX.sub("", p))).strip() for p in paragraphs)
 
 
-def read(src: dict[str, Any], problems: Problems) -> Iterator[tuple[Where, Passage]]:
-    path = src["file"]
+def read(src: Source, problems: Problems) -> Iterator[tuple[Where, Passage]]:
+    path = src.file
     split, words, min_chars = split_settings(src, ("paragraph", "words"))
     with open_binary(path) as f:
         try:

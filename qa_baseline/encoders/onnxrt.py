@@ -80,17 +80,37 @@ class OnnxEncoder(Encoder):
 
 class STOnnxEncoder(OnnxEncoder):
     """A sentence-transformers model run by onnxruntime (`engine: onnx` in its config): exported once by
-    export_onnx, fp32 on the CPU and fp16 on a GPU (QA_BASELINE_DEVICE=cuda, needs onnxruntime-gpu). The
-    graph ends with the model's own pooling (and normalisation), so texts map to sentence embeddings with the
-    same tokenizer, truncation (max_seq_length) and pooling as SentenceTransformer.encode."""
+    export_onnx. The graph ends with the model's own pooling (and normalisation), so texts map to sentence
+    embeddings with the same tokenizer, truncation (max_seq_length) and pooling as SentenceTransformer.encode.
+
+    On the CPU, fp32 (or the config's `precision: int8`), each text alone in its model call (`alone`), the
+    batches encoded side by side on process.threads() Python threads, one onnxruntime thread each (OnnxModel's
+    one_per_call): no padding, one text's activations stay in the core's cache, and a text's vector is a
+    function of the text alone, not of its batch-mates, batch size, shard or thread count. For all-MiniLM-L6-v2
+    on 2 AVX2 cores that took half the CPU per passage of batches of 32 on two intra-op threads, whose
+    char-sorted batches were 27% padding and whose activations (~30 MB a batch) did not fit in cache
+    (bench/dense_encode.py, its onnx and onnx-b32 rows). On a GPU (QA_BASELINE_DEVICE=cuda, needs
+    onnxruntime-gpu) fp16 in length-sorted batches."""
+
+    PRECISIONS = ("fp32", "int8")  # a config's `precision` (fp16: chosen on a GPU)
 
     def __init__(self, name: str, cfg: dict[str, Any]) -> None:
         self.device = device()
-        self.precision = "fp16" if self.device.startswith("cuda") else "fp32"
+        gpu = self.device.startswith("cuda")
+        self.precision = str(cfg.get("precision") or ("fp16" if gpu else "fp32"))
+        if self.precision not in self.PRECISIONS and not (gpu and self.precision == "fp16"):
+            raise UserError(f"encoder {name}: precision must be {' or '.join(self.PRECISIONS)}, not "
+                            f"{self.precision!r} (fix: one of these, or none: fp32 on the CPU, fp16 on a GPU)")
         folder, meta = export_onnx(name, cfg, self.precision)
-        self.model = OnnxModel(name, folder, meta["max_length"], meta["padding"], self.device)
-        self.pooling, self.normalize = "none", True
+        self.alone = not gpu or self.precision == "int8"  # int8: activations scaled per call, so alone too
+        self.model = OnnxModel(name, folder, meta["max_length"], meta["padding"], self.device, self.alone)
+        self.workers, self.pooling, self.normalize = self.model.workers, "none", True
         Encoder.__init__(self, name, cfg)
+
+    def _encode(self, texts: list[str], kind: str) -> np.ndarray:
+        if not self.alone:
+            return self.model.run(texts)[0]
+        return np.vstack([self.model.run([text])[0] for text in texts])
 
     def spec(self) -> dict[str, Any]:
         return {**super().spec(), "precision": self.precision}

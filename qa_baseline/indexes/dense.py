@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
+from ..core.config import CorpusConfig
 from ..core.errors import Problems, UserError
 from ..core.fileio import UMASK, atomic_write, read_json, replace_dir, write_json
 from ..core.hints import plural
@@ -73,7 +74,7 @@ def build_faiss(kind: str, dim: int, vectors: Callable[[], Iterable[np.ndarray]]
     return index
 
 
-def corpus_shards(cfg: dict[str, Any], shard_size: int, problems: Problems) -> Iterator[tuple[int, list[dict[str, str]]]]:
+def corpus_shards(cfg: CorpusConfig, shard_size: int, problems: Problems) -> Iterator[tuple[int, list[dict[str, str]]]]:
     """(shard number, passages) of the corpus cut into shards of SHARD_SIZE passages in corpus order: the
     numbering every encoding route (here or on Ray) shares, so that their shards are interchangeable."""
     shard = 0
@@ -101,26 +102,26 @@ def write_shard(folder: str, shard: int, passages: Iterable[dict[str, str]], vec
         np.save(f, vectors)
 
 
-def passage_count(cfg: dict[str, Any], folder: str) -> int:
+def passage_count(cfg: CorpusConfig, folder: str) -> int:
     """The passages of the corpus, for the progress of its encoding into FOLDER (its `.dense-ENCODER.partial`
     beside the BM25 indexes): as a BM25 index of the same files there counted them (any analyzer), else counted
     by reading the corpus (seconds, against the minutes or hours of encoding)."""
-    home, files = os.path.dirname(os.path.abspath(folder)), [s["file"] for s in cfg["sources"]]
-    for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
+    home, files = os.path.dirname(os.path.abspath(folder)), [s.file for s in cfg.sources]
+    for analyzer in dict.fromkeys([cfg.analyzer, *ANALYZERS]):
         manifest = read_manifest(os.path.join(home, f"bm25-{analyzer}"))
         if manifest.get("passages") and [s.get("file") for s in manifest.get("sources", [])] == files:
             return manifest["passages"]
     return sum(1 for _ in read_corpus(cfg, Problems("skip")))
 
 
-def encode_shards(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size: int, problems: Problems,
+def encode_shards(cfg: CorpusConfig, encoder: Encoder, folder: str, shard_size: int, problems: Problems,
                   progress: bool = True) -> int:
     """Encode the corpus into FOLDER/shards/NNNNN.npy (+ .jsonl ids and titles) in this process, skipping
     finished shards. Holds one shard of passages and vectors in memory at a time; returns the passage count.
     (indexes/distributed.py's ray_encoder is a drop-in that encodes the missing shards on a Ray cluster.)"""
     os.makedirs(os.path.join(folder, "shards"), exist_ok=True)
     count = 0
-    bar = tqdm(total=passage_count(cfg, folder), desc=f"encoding {cfg['name']} ({encoder.name})", unit=" passages",
+    bar = tqdm(total=passage_count(cfg, folder), desc=f"encoding {cfg.name} ({encoder.name})", unit=" passages",
                disable=not progress or None, mininterval=1.0)
     for shard, batch in corpus_shards(cfg, shard_size, problems):
         count += len(batch)
@@ -132,7 +133,7 @@ def encode_shards(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size
     return count
 
 
-def build_dense(cfg: dict[str, Any], encoder_name: str | None = None, faiss_type: str = "auto",
+def build_dense(cfg: CorpusConfig, encoder_name: str | None = None, faiss_type: str = "auto",
                 shard_size: int = SHARD_SIZE, on_bad_record: str = "stop", force: bool = False,
                 root: str | None = None, encode: Callable[..., int] | None = None) -> str:
     """Build (or find up to date, or resume) the dense index of a corpus with an encoder; returns its folder.
@@ -143,7 +144,7 @@ def build_dense(cfg: dict[str, Any], encoder_name: str | None = None, faiss_type
         raise UserError(f"unknown faiss type {faiss_type!r}; known: {', '.join(FAISS_TYPES)}")
     if shard_size < 1:
         raise UserError(f"--shard-size must be at least 1, not {shard_size}")
-    name, encoder_cfg = resolve(encoder_name or DEFAULTS[cfg["lang"]])
+    name, encoder_cfg = resolve(encoder_name or DEFAULTS[cfg.lang])
     check_owner(cfg, root)  # a corpus file's --name folder holding another file's index is never replaced
     final = dense_dir(cfg, name, root)
     old = read_json(os.path.join(final, "manifest.json"))
@@ -152,7 +153,7 @@ def build_dense(cfg: dict[str, Any], encoder_name: str | None = None, faiss_type
                                                       shard_size=shard_size)[0]:
         print(f"{final}: up to date", file=sys.stderr)  # known without loading the model
         return final
-    encoder = load_encoder(encoder_name, cfg["lang"])
+    encoder = load_encoder(encoder_name, cfg.lang)
     with build_lock(dense_dir(cfg, encoder.name, root)):
         check_owner(cfg, root)
         return _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, root, encode)
@@ -190,7 +191,7 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
     if problems.count:
         print(problems.summary(), file=sys.stderr)
     if count == 0:
-        raise UserError(f"corpus {cfg['name']}: no passages to encode")
+        raise UserError(f"corpus {cfg.name}: no passages to encode")
     encode_s = time.time() - started
     kind = choose_type(faiss_type, count)
     files = shard_files(work)
@@ -202,10 +203,10 @@ def _build_dense(cfg, encoder, faiss_type, shard_size, on_bad_record, force, roo
     index = build_faiss(kind, encoder.dim, lambda: (np.load(p) for p in files), count)
     faiss_module().write_index(index, os.path.join(work, "faiss.index"))
     write_json(os.path.join(work, "manifest.json"), {
-        "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp, "passages": count,
+        "corpus": cfg.name, "lang": cfg.lang, "sources": sources, "fingerprint": fp, "passages": count,
         "skipped_bad_records": problems.count, "encoder": encoder.spec(), "dim": encoder.dim, "shard_size": shard_size,
         "faiss": {"requested": faiss_type, "type": kind, "search": SEARCH_DEFAULTS[kind]},
-        "title_in_contents": cfg["title_in_contents"],
+        "title_in_contents": cfg.title_in_contents,
         "seconds": {"encode": round(encode_s, 2), "total": round(time.time() - started, 2)},
     })
     replace_dir(work, final)

@@ -4,7 +4,7 @@
 `ray_encoder(...)` returns a drop-in for dense.encode_shards, so a Ray build shares everything else with a
 local one: the fingerprint, the `.partial` folder, the shard numbering (dense.corpus_shards), the shard files
 (dense.write_shard), the faiss build and the manifest; a build interrupted on Ray resumes locally or on Ray
-at the missing shards, and the result equals a local build (tests/test_scale.py).
+at the missing shards, and the result equals a local build (tests/unit/indexes/test_scale.py).
   1. Before any work: the encoder is loaded once on every node that can host an encoding actor (a Ray task
      pinned to the node); a node without the encoder's package or model, or whose encoder differs from this
      machine's (Encoder.decides), stops the build with one error line naming the node.
@@ -29,8 +29,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -42,8 +43,9 @@ from ray.data import ActorPoolStrategy, DataContext
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+from tqdm import tqdm as _tqdm  # the type of core.progress.tqdm's bars
 
-from ..core.config import known_encoders
+from ..core.config import CorpusConfig, known_encoders
 from ..core.errors import Problems, UserError
 from ..core.hints import plural
 from ..core.process import environment
@@ -141,13 +143,16 @@ def encoder_source(encoder: Encoder) -> str:
     return encoder.name if encoder.name in known_encoders() else encoder.cfg["model"]
 
 
-def probe(source: str, lang: str) -> dict[str, Any]:
-    """Load the encoder here (a Ray task on one node): {"decides", "spec"} or {"error"}."""
+Spec = dict[str, object]  # an encoder's Encoder.decides() or Encoder.spec()
+
+
+def probe(source: str, lang: str) -> tuple[Spec, Spec] | str:
+    """Load the encoder here (a Ray task on one node): (Encoder.decides, Encoder.spec), or the error line."""
     try:
         encoder = load_encoder(source, lang)
-        return {"decides": encoder.decides(), "spec": encoder.spec()}
+        return encoder.decides(), encoder.spec()
     except UserError as e:
-        return {"error": str(e)}
+        return str(e)
 
 
 def first_line(e: BaseException) -> str:
@@ -155,7 +160,7 @@ def first_line(e: BaseException) -> str:
     return str(cause if cause is not None else e).strip().splitlines()[-1 if cause is None else 0]
 
 
-def preflight(encoder: Encoder, lang: str, resources: dict[str, int], env: dict[str, str]) -> list[dict[str, Any]]:
+def preflight(encoder: Encoder, lang: str, resources: dict[str, int], env: dict[str, str]) -> list[Spec]:
     """Load the encoder on every node that can host an actor, before any work; a UserError naming the node
     when one cannot load it or loads another model. Returns the nodes' encoder specs (Encoder.spec: with
     the engine's precision and versions there, e.g. fp16 on GPUs)."""
@@ -171,33 +176,42 @@ def preflight(encoder: Encoder, lang: str, resources: dict[str, int], env: dict[
         scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(encoder_source(encoder), lang)
         for n in nodes}  # by address and id: nodes may share an address (several on one machine)
     expected = encoder.decides()
-    specs: list[dict[str, Any]] = []
+    specs: list[Spec] = []
     for node, ref in refs.items():
         try:
-            result = ray.get(ref)
+            result: tuple[Spec, Spec] | str = ray.get(ref)
         except ray.exceptions.RayError as e:
             raise UserError(f"Ray node {node}: cannot load encoder {encoder.name}: {first_line(e)} (install the "
                             "project on every node: make install; pip install '.[scale]')") from None
-        if "error" in result:
-            raise UserError(f"Ray node {node}: {result['error']}")
-        if result["decides"] != expected:
-            differ = sorted(k for k in {*expected, *result["decides"]} if expected.get(k) != result["decides"].get(k))
+        if isinstance(result, str):
+            raise UserError(f"Ray node {node}: {result}")
+        decides, spec = result
+        if decides != expected:
+            differ = sorted(k for k in {*expected, *decides} if expected.get(k) != decides.get(k))
             raise UserError(f"Ray node {node}: encoder {encoder.name} differs from this machine's ({', '.join(differ)}); "
                             "install the same model and packages on every node")
-        specs.append(result["spec"])
+        specs.append(spec)
     return specs
 
 
+class Counts(TypedDict):
+    """What the read task counted: passages, shards, bad records skipped and the first of them."""
+    passages: int
+    shards: int
+    skipped: int
+    examples: list[str]
+
+
 class Tally:
-    """A Ray actor that keeps what the read task counted (passages, shards, bad records) for the driver."""
+    """A Ray actor that keeps what the read task counted for the driver."""
 
     def __init__(self) -> None:
-        self.counts: dict[str, Any] | None = None
+        self.counts: Counts | None = None
 
-    def put(self, counts: dict[str, Any]) -> None:
+    def put(self, counts: Counts) -> None:
         self.counts = counts
 
-    def get(self) -> dict[str, Any] | None:
+    def get(self) -> Counts | None:
         return self.counts
 
 
@@ -207,7 +221,7 @@ class CorpusSource(Datasource):
     row per piece (PIECE passages: piece_size, pieces) of each shard still to encode: shard, size (its
     passages), pos (the piece's positions in it), ids, titles, texts (passage_text), the last four as lists."""
 
-    def __init__(self, cfg: dict[str, Any], shard_size: int, done: set[int], policy: str, tally: Any,
+    def __init__(self, cfg: CorpusConfig, shard_size: int, done: set[int], policy: str, tally: Any,
                  piece: int | None = None, max_chars: int | None = None) -> None:
         super().__init__()
         self.cfg, self.shard_size, self.done, self.policy, self.tally = cfg, shard_size, done, policy, tally
@@ -221,11 +235,11 @@ class CorpusSource(Datasource):
         return None
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
-                       data_context: Any = None) -> list[Any]:
+                       data_context: DataContext | None = None) -> list[ReadTask]:
         meta = BlockMetadata(num_rows=None, size_bytes=None, input_files=None, exec_stats=None)
         return [ReadTask(self.read, meta, per_task_row_limit=per_task_row_limit)]
 
-    def read(self) -> Iterator[Any]:
+    def read(self) -> Iterator[pa.Table]:
         problems = Problems(self.policy)
         passages = shards = 0
         for shard, batch in corpus_shards(self.cfg, self.shard_size, problems):
@@ -236,8 +250,8 @@ class CorpusSource(Datasource):
                     yield pa.table({"shard": [shard], "size": [len(batch)], "pos": [pos],
                                     "ids": [[batch[i]["id"] for i in pos]], "titles": [[batch[i]["title"] for i in pos]],
                                     "texts": [[texts[i] for i in pos]]})
-        ray.get(self.tally.put.remote({"passages": passages, "shards": shards, "skipped": problems.count,
-                                       "examples": problems.examples}))
+        ray.get(self.tally.put.remote(Counts(passages=passages, shards=shards, skipped=problems.count,
+                                             examples=problems.examples)))
 
 
 class ShardEncoder:
@@ -249,41 +263,51 @@ class ShardEncoder:
         self.encoder = load_encoder(source, lang)
         self.batch_size = batch_size
 
-    def __call__(self, batch: Any) -> Any:
+    def __call__(self, batch: pa.Table) -> pa.Table:
         vectors = [self.encoder.encode(texts, batch_size=self.batch_size).tobytes()
                    for texts in batch["texts"].to_pylist()]
         return pa.table({"shard": batch["shard"], "size": batch["size"], "pos": batch["pos"], "ids": batch["ids"],
                          "titles": batch["titles"], "vectors": pa.array(vectors, type=pa.large_binary())})
 
 
+@dataclass
+class Part:
+    """A shard being put together: its ids, titles and vectors so far, the pieces seen (by their first
+    position) and the passages left."""
+    ids: list[str]
+    titles: list[str]
+    vectors: np.ndarray
+    left: int
+    seen: set[int] = field(default_factory=set)
+
+
 class Shards:
     """The driver's side: puts each shard together from its pieces (rows of ShardEncoder) and writes it to
     FOLDER once complete; a piece that comes twice (a retried one) counts once."""
 
-    def __init__(self, folder: str, bar: Any) -> None:
+    def __init__(self, folder: str, bar: _tqdm) -> None:
         self.folder, self.bar = folder, bar
-        self.open: dict[int, dict[str, Any]] = {}
+        self.open: dict[int, Part] = {}
 
     def add(self, row: dict[str, Any]) -> None:
-        shard, pos = row["shard"], row["pos"]
+        shard, pos, size = row["shard"], row["pos"], row["size"]
         if shard_done(self.folder, shard):
             return
         vectors = np.frombuffer(row["vectors"], dtype=np.float32).reshape(len(pos), -1)
-        part = self.open.setdefault(shard, {"ids": [""] * row["size"], "titles": [""] * row["size"], "seen": set(),
-                                            "left": row["size"],
-                                            "vectors": np.zeros((row["size"], vectors.shape[1]), np.float32)})
-        if pos[0] in part["seen"]:
+        part = self.open.setdefault(shard, Part([""] * size, [""] * size, np.zeros((size, vectors.shape[1]),
+                                                                                   np.float32), size))
+        if pos[0] in part.seen:
             return
-        part["seen"].add(pos[0])
-        part["vectors"][pos] = vectors
+        part.seen.add(pos[0])
+        part.vectors[pos] = vectors
         for i, doc, title in zip(pos, row["ids"], row["titles"]):
-            part["ids"][i], part["titles"][i] = doc, title
-        part["left"] -= len(pos)
+            part.ids[i], part.titles[i] = doc, title
+        part.left -= len(pos)
         self.bar.update(len(pos))
-        if not part["left"]:
+        if not part.left:
             del self.open[shard]
-            write_shard(self.folder, shard, [{"id": i, "title": t} for i, t in zip(part["ids"], part["titles"])],
-                        part["vectors"])
+            write_shard(self.folder, shard, [{"id": i, "title": t} for i, t in zip(part.ids, part.titles)],
+                        part.vectors)
 
 
 def ray_error(e: BaseException | None) -> UserError | None:
@@ -304,12 +328,12 @@ def ray_encoder(address: str = "auto", actors: int | None = None, cpus: int = 1,
     workers; ACTOR: the map_batches class (ShardEncoder); BATCH: texts per forward pass (default: the
     encoder's own on CPUs, as a local build, GPU_BATCH on GPUs)."""
 
-    def encode(cfg: dict[str, Any], encoder: Encoder, folder: str, shard_size: int, problems: Problems,
+    def encode(cfg: CorpusConfig, encoder: Encoder, folder: str, shard_size: int, problems: Problems,
                progress: bool = True) -> int:
         connect(address)
         size, resources, device = plan(actors, cpus)
         env_vars = worker_env(device, cpus, env)
-        specs = preflight(encoder, cfg["lang"], resources, env_vars)
+        specs = preflight(encoder, cfg.lang, resources, env_vars)
         nodes = len(specs)
         if specs and specs[0] != encoder.spec():  # the manifest names the engine that made the vectors
             encoder.spec = lambda: specs[0]  # type: ignore[method-assign]
@@ -331,10 +355,10 @@ def ray_encoder(address: str = "auto", actors: int | None = None, cpus: int = 1,
         source = CorpusSource(cfg, shard_size, done, problems.policy, tally, piece,
                               int(encoder.cfg.get("max_chars") or 0) or None)  # as Encoder.encode cuts texts
         ds = ray.data.read_datasource(source, num_cpus=0).map_batches(
-            actor, fn_constructor_args=(encoder_source(encoder), cfg["lang"], per_pass), batch_size=1,
+            actor, fn_constructor_args=(encoder_source(encoder), cfg.lang, per_pass), batch_size=1,
             batch_format="pyarrow", compute=ActorPoolStrategy(size=size), runtime_env={"env_vars": env_vars},
             **resources)
-        bar = tqdm(total=total, desc=f"encoding {cfg['name']} ({encoder.name}, Ray)",
+        bar = tqdm(total=total, desc=f"encoding {cfg.name} ({encoder.name}, Ray)",
                    unit=" passages", disable=not progress or None, mininterval=1.0)
         shards = Shards(folder, bar)
         try:

@@ -88,10 +88,10 @@ def store_dir(kb_path: str, root: str | None = None) -> str:
 def kb_hint(kb_path: str, mention2id: str | None = None) -> str:
     """The command that builds the store of KB_PATH (with the alias file MENTION2ID), as this installation runs
     it (layout.build_hint)."""
-    return build_hint({"build": f"--kb {kb_path}"}, f" --mention2id {mention2id}" if mention2id else "")
+    return build_hint(f"--kb {kb_path}", f" --mention2id {mention2id}" if mention2id else "")
 
 
-def _lines(path: str, desc: str, source: dict[str, Any]) -> Iterator[tuple[int, str]]:
+def _lines(path: str, desc: str, source: dict[str, object]) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of PATH (textio.block_lines: plain, .gz, .bz2; UTF-8, decoded in blocks;
     at most textio.MAX_LINE bytes a line) with a progress bar over its bytes; SOURCE gets the file's size and
     sha256 once it is read to the end, hashed in the same pass."""
@@ -132,7 +132,7 @@ def _name_rows(subject: str) -> list[tuple[str, str, int, str | None]]:
     return rows
 
 
-def _load_triples(db: sqlite3.Connection, path: str, problems: Problems, source: dict[str, Any]) -> tuple[int, int]:
+def _load_triples(db: sqlite3.Connection, path: str, problems: Problems, source: dict[str, object]) -> tuple[int, int]:
     """Stream the KB's triples into the tables; returns (triples, runs)."""
     triples: list[tuple[str, str]] = []
     names: list[tuple[str, str, int, str | None]] = []
@@ -167,7 +167,7 @@ def _load_triples(db: sqlite3.Connection, path: str, problems: Problems, source:
     return count, nruns
 
 
-def _load_aliases(db: sqlite3.Connection, path: str, problems: Problems, source: dict[str, Any]) -> int:
+def _load_aliases(db: sqlite3.Connection, path: str, problems: Problems, source: dict[str, object]) -> int:
     """The alias file's `mention ||| subject` lines as ALIAS names (a mention that normalises to the subject's
     own name or base name adds nothing and is left out); returns the number of alias lines read."""
     rows, count = [], 0
@@ -276,7 +276,8 @@ class KB:
     def close(self) -> None:
         self.db.close()
 
-    def _in(self, sql: str, values: Iterable[Any], chunk: int = 900) -> list[tuple[Any, ...]]:
+    def _in(self, sql: str, values: Iterable[str], chunk: int = 900) -> list[tuple[Any, ...]]:
+        """The rows of SQL for VALUES, CHUNK values at a time (its `{}`: their placeholders)."""
         distinct = sorted(set(values))
         out: list[tuple[Any, ...]] = []
         for i in range(0, len(distinct), chunk):
@@ -284,11 +285,11 @@ class KB:
             out.extend(self.db.execute(sql.format(",".join("?" * len(part))), part))
         return out
 
-    def names(self, keys: Iterable[str]) -> list[tuple[Any, ...]]:
+    def names(self, keys: Iterable[str]) -> list[tuple[str, str, int]]:
         """(key, subject, kind) of every name whose key is one of KEYS."""
         return self._in("SELECT key, subject, kind FROM names WHERE key IN ({})", keys)
 
-    def sounding(self, sounds: Iterable[str]) -> list[tuple[Any, ...]]:
+    def sounding(self, sounds: Iterable[str]) -> list[tuple[str, str, str, int]]:
         """(sound, key, subject, kind) of every name that sounds like one of SOUNDS."""
         return self._in("SELECT sound, key, subject, kind FROM names WHERE sound IN ({})", sounds)
 

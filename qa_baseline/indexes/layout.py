@@ -17,15 +17,17 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import ModuleType
 from typing import Any, TypeVar
 
-from ..core.config import WORKSPACE, encoder_config
+from ..core.config import WORKSPACE, CorpusConfig, encoder_config
 from ..core.errors import UserError
 from ..core.fileio import locked, read_json, sha256_file, tidy_dir
 from ..core.hints import command, plural, requires, span
 from ..core.process import threads
 from ..lucene.analysis import ANALYZERS
+from . import postings
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
@@ -44,19 +46,19 @@ def indexes_root() -> str:
     return os.environ.get("QA_BASELINE_INDEXES") or os.path.join(WORKSPACE, "indexes")
 
 
-def corpus_home(cfg: dict[str, Any], root: str | None = None) -> str:
+def corpus_home(cfg: CorpusConfig, root: str | None = None) -> str:
     """The folder of a corpus's indexes: INDEXES/NAME for a corpus config, INDEXES/FILE-CHECKSUM (or --name)
-    for a corpus file (config.corpus_config sets cfg["index"])."""
-    return os.path.join(root or indexes_root(), cfg.get("index") or cfg["name"])
+    for a corpus file (CorpusConfig.index)."""
+    return os.path.join(root or indexes_root(), cfg.index)
 
 
-def bm25_dir(cfg: dict[str, Any], analyzer: str | None = None, root: str | None = None, built: bool = False) -> str:
+def bm25_dir(cfg: CorpusConfig, analyzer: str | None = None, root: str | None = None, built: bool = False) -> str:
     """INDEXES/CORPUS/bm25-ANALYZER; BUILT: where a run finds it (built_dir)."""
-    sub = f"bm25-{analyzer or cfg['analyzer']}"
+    sub = f"bm25-{analyzer or cfg.analyzer}"
     return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
 
 
-def dense_dir(cfg: dict[str, Any], encoder_name: str, root: str | None = None, built: bool = False) -> str:
+def dense_dir(cfg: CorpusConfig, encoder_name: str, root: str | None = None, built: bool = False) -> str:
     """INDEXES/CORPUS/dense-ENCODER; BUILT: where a run finds it (built_dir)."""
     sub = f"dense-{encoder_name}"
     return built_dir(cfg, sub, root) if built else os.path.join(corpus_home(cfg, root), sub)
@@ -84,26 +86,26 @@ def found_or_own(own: str, folders: Iterable[str], built_here: Callable[[dict[st
     return next((folder for folder in folders if built_here(read_manifest(folder))), own)
 
 
-def built_dir(cfg: dict[str, Any], sub: str, root: str | None = None) -> str:
+def built_dir(cfg: CorpusConfig, sub: str, root: str | None = None) -> str:
     """The index SUB (`bm25-default`, `dense-minilm`) a run opens: the one in the corpus's own folder; for a
     corpus file that has none there, an index built from the same file under another name (`index --name`,
     or the file's bare name, as indexes were named before names had checksums)."""
     own = os.path.join(corpus_home(cfg, root), sub)
-    if not cfg.get("from_file"):
+    if not cfg.from_file:
         return own
     root = root or indexes_root()
-    files = [s["file"] for s in cfg["sources"]]
+    files = [s.file for s in cfg.sources]
     # a corpus file's index says the file's name as its corpus; a corpus config's says the config's name
     return found_or_own(own, (os.path.join(root, entry, sub) for entry in entries(root)),
-                        lambda manifest: manifest.get("corpus") == cfg["name"] and built_from(manifest) == files)
+                        lambda manifest: manifest.get("corpus") == cfg.name and built_from(manifest) == files)
 
 
-def check_owner(cfg: dict[str, Any], root: str | None = None) -> None:
+def check_owner(cfg: CorpusConfig, root: str | None = None) -> None:
     """Before a build of a corpus FILE's index: a UserError when the corpus's folder (its `--name`) holds an
     index built from another file, which the build would replace."""
-    if not cfg.get("from_file"):
+    if not cfg.from_file:
         return  # a corpus config's indexes follow its config
-    home, files = corpus_home(cfg, root), [s["file"] for s in cfg["sources"]]
+    home, files = corpus_home(cfg, root), [s.file for s in cfg.sources]
     for entry in entries(home):
         other = built_from(read_manifest(os.path.join(home, entry)))
         if other and other != files:
@@ -111,19 +113,19 @@ def check_owner(cfg: dict[str, Any], root: str | None = None) -> None:
                             "and a build never replaces it (fix: give this corpus another --name, or none)")
 
 
-def fingerprint(cfg: dict[str, Any], **settings: Any) -> tuple[str, list[dict[str, Any]]]:
+def fingerprint(cfg: CorpusConfig, **settings: object) -> tuple[str, list[dict[str, object]]]:
     """What decides an index's contents: source files and checksums, reader settings, indexed-text format
     (FORMAT: bump it when a reader's output or the indexed text changes) and SETTINGS (analyzer and Anserini
     version; encoder and shard size). Returns (hex digest, sources with checksums)."""
-    sources = [{**{k: v for k, v in s.items() if k != "path"}, "sha256": sha256_file(s["file"])}
-               for s in cfg["sources"]]
-    spec = {"format": FORMAT, "sources": sources, "title_in_contents": cfg["title_in_contents"], **settings}
+    sources = [{**{k: v for k, v in s.as_dict().items() if k != "path"}, "sha256": sha256_file(s.file)}
+               for s in cfg.sources]
+    spec = {"format": FORMAT, "sources": sources, "title_in_contents": cfg.title_in_contents, **settings}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), sources
 
 
-def passage_text(p: dict[str, str], cfg: dict[str, Any]) -> str:
+def passage_text(p: dict[str, str], cfg: CorpusConfig) -> str:
     """The text that is indexed and encoded: title + newline + passage (unless the corpus says otherwise)."""
-    return p["title"] + "\n" + p["contents"] if cfg["title_in_contents"] and p["title"] else p["contents"]
+    return p["title"] + "\n" + p["contents"] if cfg.title_in_contents and p["title"] else p["contents"]
 
 
 def partial_dir(final: str) -> str:
@@ -136,17 +138,17 @@ def read_manifest(index_dir: str) -> dict[str, Any]:
     return read_json(os.path.join(index_dir, "manifest.json"))
 
 
-def build_hint(cfg: dict[str, Any], options: str = "") -> str:
-    """The command that builds CFG's index with OPTIONS, as this installation runs it (hints.command)."""
-    return f"{command('index')} {cfg['build']}{options}"
+def build_hint(build: str, options: str = "") -> str:
+    """The command that builds an index with the `index` options BUILD (CorpusConfig.build, `--kb FILE`) and
+    OPTIONS, as this installation runs it (hints.command)."""
+    return f"{command('index')} {build}{options}"
 
 
-def bm25_options(cfg: dict[str, Any], analyzer: str) -> str:
+def bm25_options(cfg: CorpusConfig, analyzer: str) -> str:
     """The index options that build only the BM25 index of CFG with ANALYZER: `--analyzer A` when not the
     corpus's own, and `--no-dense` when the corpus config lists dense encoders (which `index` builds too,
     for many minutes, unless told not to)."""
-    return (f" --analyzer {analyzer}" if analyzer != cfg["analyzer"] else "") + \
-        (" --no-dense" if cfg.get("dense") else "")
+    return (f" --analyzer {analyzer}" if analyzer != cfg.analyzer else "") + (" --no-dense" if cfg.dense else "")
 
 
 def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
@@ -175,11 +177,11 @@ def dense_time(passages: int, encoder: str | None = None) -> str:
             "GPU are faster")
 
 
-def dense_note(cfg: dict[str, Any], root: str | None = None, encoder: str | None = None) -> str:
+def dense_note(cfg: CorpusConfig, root: str | None = None, encoder: str | None = None) -> str:
     """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
     ...`): an estimate from the passages of its BM25 index (dense_time), or the measured rate when no BM25
     index says how many there are."""
-    for analyzer in dict.fromkeys([cfg["analyzer"], *ANALYZERS]):
+    for analyzer in dict.fromkeys([cfg.analyzer, *ANALYZERS]):
         if passages := read_manifest(bm25_dir(cfg, analyzer, root, built=True)).get("passages"):
             return f"; it takes {dense_time(passages, encoder)}"
     slow, fast, measured = dense_rate(encoder)
@@ -195,14 +197,14 @@ def dense_options(final: str, encoder: str) -> str:
     return f" --dense {encoder}" + (f" --shard-size {size}" if size and size != SHARD_SIZE else "")
 
 
-def file_source(path: str) -> dict[str, Any]:
+def file_source(path: str) -> dict[str, object]:
     """A source file as an index's manifest records it, to tell later whether it changed (sources_unchanged):
     its absolute path, size and modification time (its sha256 is added by the build that reads it)."""
     st = os.stat(path)
     return {"file": os.path.abspath(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def sources_unchanged(built: list[dict[str, Any]], paths: list[str]) -> bool:
+def sources_unchanged(built: Sequence[Mapping[str, object]], paths: list[str]) -> bool:
     """Whether the files PATHS are the sources BUILT (a manifest's `sources`: file, size, mtime_ns, sha256),
     unchanged: the same files, of the same size, with the same modification time or else the same sha256."""
     if [s.get("file") for s in built] != [os.path.abspath(p) for p in paths]:
@@ -216,28 +218,28 @@ def sources_unchanged(built: list[dict[str, Any]], paths: list[str]) -> bool:
     return True
 
 
-def load_manifest(cfg: dict[str, Any], index_dir: str, options: str = "", shown: str | None = None,
+def load_manifest(cfg: CorpusConfig, index_dir: str, options: str = "", shown: str | None = None,
                   note: str = "") -> dict[str, Any]:
     """The manifest of a complete index built from this corpus config's files, else a UserError naming
     the command (with OPTIONS) that builds it, and NOTE (how long the build takes). SHOWN: the folder named in
     messages (default INDEX_DIR)."""
-    hint, shown = build_hint(cfg, options), shown or index_dir
+    hint, shown = build_hint(cfg.build, options), shown or index_dir
     manifest = read_manifest(index_dir)
     if not manifest:
         raise UserError(f"no index at {shown} (fix: build it with: {hint}{note})")
     files = built_from(manifest)
-    if files != [s["file"] for s in cfg["sources"]]:
+    if files != [s.file for s in cfg.sources]:
         raise UserError(f"the index at {shown} was built from {', '.join(map(str, files))}, "
                         f"not from this corpus (fix: rebuild it with: {hint})")
     return manifest
 
 
-def open_index(cfg: dict[str, Any], index_dir: str, options: str, opener: Callable[[str, dict[str, Any]], T],
+def open_index(cfg: CorpusConfig, index_dir: str, options: str, opener: Callable[[str, dict[str, Any]], T],
                attempts: int = 5, note: str = "") -> tuple[dict[str, Any], T]:
     """(manifest, opener(folder, manifest)) of the corpus index at INDEX_DIR (open_version, with the manifest
     load_manifest checks and the command that builds it with OPTIONS)."""
     return open_version(index_dir, lambda folder: load_manifest(cfg, folder, options, shown=index_dir, note=note),
-                        opener, build_hint(cfg, options), attempts=attempts)
+                        opener, build_hint(cfg.build, options), attempts=attempts)
 
 
 def open_version(index_dir: str, load: Callable[[str], dict[str, Any]], opener: Callable[[str, dict[str, Any]], T],
@@ -246,12 +248,14 @@ def open_version(index_dir: str, load: Callable[[str], dict[str, Any]], opener: 
     when there is none or it is not of the index wanted). The link INDEX_DIR is resolved once, so the manifest
     and the files OPENER reads are of one build. When OPENER fails because a build replaced that version
     meanwhile (the link now points elsewhere), it is tried again on the new one; when it fails on an unchanged
-    version, the index is damaged: a UserError naming REBUILD, the command that rebuilds it, never a traceback.
+    version, or a file derived from the index does not read whole (postings.check), the index is damaged: a
+    UserError naming REBUILD, the command that rebuilds it, never a traceback.
     WHAT: the index in messages (`index`, `KB store`)."""
     for _ in range(attempts):
         folder = os.path.realpath(index_dir)
         manifest = load(folder)
         try:
+            postings.check(folder)  # a file derived from the index is part of it
             return manifest, opener(folder, manifest)
         except UserError:
             raise
@@ -264,7 +268,7 @@ def open_version(index_dir: str, load: Callable[[str], dict[str, Any]], opener: 
                     "for the builds to finish and run again)")
 
 
-def _cause(error: Any, folder: str) -> str:
+def _cause(error: BaseException, folder: str) -> str:
     """The innermost cause of ERROR in a few words, paths inside FOLDER shown relative to it: for a Lucene
     index missing a file, `NoSuchFileException: lucene/_0.si`."""
     stack = [line.strip() for line in getattr(error, "stacktrace", None) or [] if line.strip()]
@@ -272,8 +276,8 @@ def _cause(error: Any, folder: str) -> str:
     if causes:  # a Java exception: its root cause, `java.nio.file.NoSuchFileException: PATH`
         kind, _, message = causes[-1].partition(": ")
         text = f"{kind.rsplit('.', 1)[-1]}: {message}"
-    elif getattr(error, "classname", None):
-        text = f"{error.classname.rsplit('.', 1)[-1]}: {getattr(error, 'innermessage', '')}"
+    elif classname := getattr(error, "classname", None):
+        text = f"{classname.rsplit('.', 1)[-1]}: {getattr(error, 'innermessage', '')}"
     else:
         text = f"{type(error).__name__}: {next((x for x in str(error).splitlines() if x.strip()), '')}"
     return text.replace(folder + os.sep, "").strip()[:160]
@@ -290,7 +294,7 @@ def build_lock(final: str) -> Iterator[None]:
         yield
 
 
-def faiss_module() -> Any:
+def faiss_module() -> ModuleType:
     """faiss, with as many threads as the encoders use (QA_BASELINE_THREADS: process.threads)."""
     faiss = requires("dense", "faiss")
     faiss.omp_set_num_threads(threads())

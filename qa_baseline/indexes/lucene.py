@@ -13,11 +13,12 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ..core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
+from ..core.config import CorpusConfig
 from ..core.errors import Problems, UserError
 from ..core.fileio import build_dir, replace_dir, write_json
 from ..core.hints import plural
@@ -27,7 +28,7 @@ from ..corpus import read_corpus
 from ..lucene import jvm
 from ..lucene.analysis import ANALYZERS, LANGUAGE, pretokenize
 from ..lucene.javalog import java_log, show_tail
-from ..lucene.searcher import nio_directory, simple_searcher
+from ..lucene.searcher import nio_directory
 from . import postings
 from .layout import FORMAT, bm25_dir, build_lock, check_owner, fingerprint, passage_text, read_manifest
 
@@ -41,16 +42,16 @@ HEAP = "128m"  # -Xmx of an indexing process (QA_BASELINE_INDEX_HEAP)
 BUFFER_MB = "48"  # Lucene's RAM buffer in MB (QA_BASELINE_INDEX_BUFFER)
 
 
-def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, problems: Problems) -> int:
+def write_shards(cfg: CorpusConfig, analyzer: str, folder: str, shards: int, problems: Problems) -> int:
     """Passages as Anserini JsonCollection lines, dealt round-robin over SHARDS files; returns the count.
     Progress is over the bytes of the corpus's files (their total is known up front, the passages' is not),
     with the passages so far beside it."""
     files = [open(os.path.join(folder, f"part-{i:03d}.jsonl"), "w", encoding="utf-8") for i in range(shards)]
-    sources = [s["file"] for s in cfg["sources"]]
+    sources = [s.file for s in cfg.sources]
     forget_reads(sources)
     n = 0
     try:
-        with tqdm(total=sum(os.path.getsize(s) for s in sources), desc=f"reading {cfg['name']}", unit="B",
+        with tqdm(total=sum(os.path.getsize(s) for s in sources), desc=f"reading {cfg.name}", unit="B",
                   unit_scale=True, mininterval=1.0, disable=None) as bar:
             for p in read_corpus(cfg, problems):
                 doc = {"id": p["id"], "contents": pretokenize(passage_text(p, cfg), analyzer), "title": p["title"]}
@@ -69,22 +70,12 @@ def write_shards(cfg: dict[str, Any], analyzer: str, folder: str, shards: int, p
     return n
 
 
-def write_postings(lucene_dir: str, docs: str, analyzer: str, count: int) -> str:
-    """postings.npz beside LUCENE_DIR, from the JSON-lines files in DOCS that it indexed (COUNT passages), when
-    COUNT is at most postings.MAX_PASSAGES; what the build line says of it."""
+def write_postings(lucene_dir: str, count: int) -> str:
+    """postings.npz beside LUCENE_DIR, from the postings Lucene wrote, when the index's COUNT passages are at
+    most postings.MAX_PASSAGES; what the build line says of it."""
     if count > postings.MAX_PASSAGES:
         return f", no {postings.FILE} above {plural(postings.MAX_PASSAGES, 'passage')}"
-    def texts() -> Iterator[str]:
-        for name in sorted(os.listdir(docs)):
-            with open(os.path.join(docs, name), encoding="utf-8") as f:
-                yield from (json.loads(line)["contents"] for line in f)
-
-    searcher = simple_searcher(lucene_dir, analyzer)
-    try:
-        written = postings.write(lucene_dir, texts, searcher.get_analyzer(),
-                                 os.path.join(os.path.dirname(lucene_dir), postings.FILE))
-    finally:
-        searcher.close()
+    written = postings.write(lucene_dir, os.path.join(os.path.dirname(lucene_dir), postings.FILE))
     return f", with {postings.FILE}" if written else ""
 
 
@@ -176,13 +167,13 @@ def read_unmapped(indexer: Any, index_dir: str) -> None:
     _writer_field().set(indexer, autoclass("org.apache.lucene.index.IndexWriter")(nio_directory(index_dir), config))
 
 
-def build_bm25(cfg: dict[str, Any], analyzer: str | None = None, threads: int | None = None, on_bad_record: str = "stop",
+def build_bm25(cfg: CorpusConfig, analyzer: str | None = None, threads: int | None = None, on_bad_record: str = "stop",
                force: bool = False, root: str | None = None, indexer: Callable[[str, str, str, int], int] | None = None) -> str:
     """Build (or find up to date) the BM25 index of a corpus config; returns its folder. The build holds the
     folder's lock (a second build of it waits) and first removes what killed builds left (layout.build_lock).
     INDEXER: what indexes the THREADS JSON-lines files, with run_anserini's arguments and result (default
     run_anserini, in this process; indexes/merge.py's ray_indexer indexes them on Ray and merges)."""
-    analyzer = analyzer or cfg["analyzer"]
+    analyzer = analyzer or cfg.analyzer
     if analyzer not in ANALYZERS:
         raise UserError(f"unknown analyzer {analyzer!r}; known: {', '.join(ANALYZERS)}")
     with build_lock(bm25_dir(cfg, analyzer, root)):
@@ -209,7 +200,7 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
         if problems.count:
             print(problems.summary(), file=sys.stderr)
         if count == 0:
-            raise UserError(f"corpus {cfg['name']}: no passages to index")
+            raise UserError(f"corpus {cfg.name}: no passages to index")
         read_s = time.time() - started
         indexed = (indexer or run_anserini)(docs, os.path.join(tmp, "lucene"), analyzer, threads)
         if indexed != count:
@@ -217,13 +208,13 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
             raise UserError(f"Anserini indexed {indexed:,} of {plural(count, 'passage')} (the end of its log is above, "
                             "if it logged why); the previous index is untouched")
         indexed_at = time.time()
-        written = write_postings(os.path.join(tmp, "lucene"), docs, analyzer, count)
+        written = write_postings(os.path.join(tmp, "lucene"), count)
         postings_s = time.time() - indexed_at
         shutil.rmtree(docs)
         write_json(os.path.join(tmp, "manifest.json"), {
-            "corpus": cfg["name"], "lang": cfg["lang"], "sources": sources, "fingerprint": fp,
+            "corpus": cfg.name, "lang": cfg.lang, "sources": sources, "fingerprint": fp,
             "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
-            "title_in_contents": cfg["title_in_contents"], "format": FORMAT, "versions": versions(),
+            "title_in_contents": cfg.title_in_contents, "format": FORMAT, "versions": versions(),
             "threads": threads, "seconds": {"read": round(read_s, 2), "postings": round(postings_s, 2),
                                                  "total": round(time.time() - started, 2)},
         })

@@ -4,7 +4,7 @@ BM25 needs corpus-wide statistics (document frequencies, document count, average
 apart would each score with their own IDF. Merged, the index holds every part's segments as they were
 written (postings, stored fields, doc values and the one-byte length norms are copied, not recomputed) and
 Lucene computes the statistics over all of them, so every score equals a single build's
-(tests/test_scale.py).
+(tests/unit/indexes/test_scale.py).
   merge_indexes(parts, out)  Lucene's IndexWriter.addIndexes(Directory...) through pyjnius, then
                              forceMerge(1) (one segment) and commit.
   ray_indexer(address, ...)  an indexer for lucene.build_bm25 (run_anserini's contract): each JSON-lines

@@ -2,12 +2,12 @@
 passage a query's terms occur in scored at once, with Lucene's own arithmetic, so a fresh process needs no JIT
 warm-up (Lucene's first pass in a new JVM took 2-3x its later ones: docs/results.md).
 
-Written by the index build (indexes/lucene.py) for corpora of at most MAX_PASSAGES passages: the indexed texts
-are analysed again by the searcher's own Lucene analyzer (the one queries go through), and the arrays are kept
-only when their statistics equal the index's (terms, postings, term occurrences, documents, each passage's
-length norm): otherwise the build says so and top_scores keeps searching through Lucene. Larger corpora keep
-Lucene's pruned search: scoring every matching passage was measured on shared-en (95,675 passages) only, and
-the arrays of millions of passages would take the memory the scale bench keeps flat.
+Written by the index build (indexes/lucene.py) for corpora of at most MAX_PASSAGES passages, from the postings
+Lucene wrote: lucene/bulk.py reads the one segment's terms, postings and length norms in a few JNI calls, so the
+arrays are the index's own (an index of several segments gets none: top_scores searches through Lucene). Larger
+corpora keep Lucene's pruned search: scoring every matching passage was measured on shared-en (95,675 passages)
+only, and the arrays of millions of passages would take the memory the scale bench keeps flat. The file is part
+of the index: `check` reads it whole (each member's CRC-32) where the index is opened (layout.open_version).
 
 Scores equal Lucene's BM25Similarity (9.x) bit for bit: per posting, in float32, idf = (float) ln(1 + (N - df
 + 0.5) / (df + 0.5)), weight = boost * idf (boost: the term's count in the query, Anserini's
@@ -15,33 +15,35 @@ BagOfWordsQueryGenerator), score = weight - weight / (1 + freq * cache[norm]) wi
 b) + b * LENGTH_TABLE[i] / avgdl)); a passage's score is the sum of its terms' in double precision, cast to
 float. A term's score has 24 significant bits, so the double sum is exact, in any order (Lucene's, or ours:
 a question's terms summed once for its four options), while the terms' scores span less than 2^29; the 5,464 MCQA
-option scores of shared-en equal Lucene's (bench/mcqa_speed.py checks them; tests/test_postings.py)."""
+option scores of shared-en equal Lucene's (bench/mcqa_speed.py checks them; tests/unit/indexes/test_postings.py)."""
 from __future__ import annotations
 
+import contextlib
 import functools
-import itertools
 import math
 import os
+import shutil
 import sys
-from array import array
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+import tempfile
+import zipfile
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
 
 import numpy as np
 
+from ..core.fileio import atomic_write
+from ..lucene import jvm
+from ..lucene.bulk import read_field
 
 FILE = "postings.npz"
 MAX_PASSAGES = 250_000  # larger corpora keep Lucene's pruned search (see above)
 FIELD = "contents"  # io.anserini.index.Constants.CONTENTS
-BLOCK, SEPARATOR = 500, "qzxpassagebreakqzx"  # texts per analysing task, and the word between them
 
 
 @functools.cache
 def _java() -> tuple[Any, Any]:
     """Anserini's AnalyzerUtils and java.lang.String."""
-    from jnius import autoclass
+    autoclass = jvm.start()
     return autoclass("io.anserini.analysis.AnalyzerUtils"), autoclass("java.lang.String")
 
 
@@ -49,113 +51,60 @@ def tokens(analyzer: Any, text: str) -> list[str]:
     """TEXT's terms as Lucene's ANALYZER makes them (Anserini's AnalyzerUtils.analyze: what its query generator
     counts), read in one call: the Java list's text `[a, b, c]` (a term never holds a space). Only static
     methods are called: pyjnius binds an instance method to one object at a time, so two threads calling one
-    on different objects fail (a NullPointerException), and `analysed` runs on threads."""
+    on different objects fail (a NullPointerException)."""
     utils, string = _java()
     listed = string.valueOf(utils.analyze(analyzer, text))[1:-1]
     return listed.split(", ") if listed else []
 
 
-def _block(analyzer: Any, texts: list[str], joined: bool) -> list[list[str]]:
-    """tokens of each of TEXTS; JOINED: in one call, joined by the word SEPARATOR (half the time of a call per
-    text: the calls, not the analysis, took the rest), text by text where the terms do not hold exactly one
-    SEPARATOR between texts (a text that holds the word, an analyzer that changes it)."""
-    if joined:
-        terms = tokens(analyzer, f" {SEPARATOR} ".join(texts))
-        cuts = [i for i, t in enumerate(terms) if t == SEPARATOR]
-        if len(cuts) == len(texts) - 1:
-            return [terms[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(terms)])]
-    return [tokens(analyzer, t) for t in texts]
+def write(lucene_dir: str, out: str) -> bool:
+    """Write OUT (FILE) of the Lucene index at LUCENE_DIR from its postings (field FIELD); False (nothing written,
+    the reason on stderr) when the index is not one segment. np.savez's layout (a zip of .npy files, stored), the
+    postings streamed from the JVM into it (lucene.bulk), so that the build never holds them whole: the
+    documents into their member, the frequencies into a spool file until theirs."""
+    with read_field(lucene_dir, FIELD) as field:
+        if field is None:
+            print(f"{FILE} not written: the index is not one segment", file=sys.stderr)
+            return False
+        small_float = jvm.start()("org.apache.lucene.util.SmallFloat")
+        length_table = np.array([small_float.byte4ToInt(i - 256 if i > 127 else i) for i in range(256)], np.float32)
+        postings = int(field.dfs.sum(dtype=np.int64))
+        with atomic_write(out, "wb") as f, zipfile.ZipFile(f, "w") as z, tempfile.TemporaryFile(dir=os.path.dirname(
+                os.path.abspath(out))) as spool:
+            with _member(z, "docs", np.int32, postings) as docs:
+                for doc_bytes, freq_bytes in field.postings():
+                    docs.write(doc_bytes)
+                    spool.write(freq_bytes)
+            spool.seek(0)
+            with _member(z, "freqs", np.int32, postings) as freqs:
+                shutil.copyfileobj(spool, freqs)
+            arrays = {"words": np.frombuffer(field.words[:-1], np.uint8),  # the terms joined by newlines
+                      "offsets": np.concatenate([[0], np.cumsum(field.dfs, dtype=np.int64)]), "norms": field.norms,
+                      "length_table": length_table, "doc_count": np.int64(field.doc_count),
+                      "sum_ttf": np.int64(field.sum_ttf)}
+            for name, array in arrays.items():
+                with z.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
+    return True
 
 
-def analysed(analyzer: Any, texts: Iterable[str], joined: bool = True,
-             threads: int = os.cpu_count() or 1) -> Iterator[list[str]]:
-    """tokens(ANALYZER, text) of each of TEXTS, in order, analysed in blocks of BLOCK texts (_block) on
-    THREADS threads (pyjnius leaves the GIL while Java runs: 1.6x on 2 cores), a few blocks ahead of the
-    reader. Joined, a block's texts may analyse otherwise than alone where the analyzer looks across words
-    (Japanese: Kuromoji's lattice); write compares the statistics with the index's."""
-    def task(block: list[str]) -> list[list[str]]:
-        from jnius import detach
-        try:
-            return _block(analyzer, block, joined)
-        finally:
-            detach()  # the pool's threads end with the generator: the JVM forgets them
-
-    texts = iter(texts)
-    blocks = iter(lambda: list(itertools.islice(texts, BLOCK)), [])
-    _java()  # looked up once, before the threads
-    with ThreadPoolExecutor(threads) as pool:
-        ahead = deque(pool.submit(task, b) for b in itertools.islice(blocks, 2 * threads))
-        while ahead:
-            done = ahead.popleft().result()
-            ahead.extend(pool.submit(task, b) for b in itertools.islice(blocks, 1))
-            yield from done
+@contextlib.contextmanager
+def _member(z: zipfile.ZipFile, name: str, dtype: type, n: int) -> Iterator[IO[bytes]]:
+    """The member NAME.npy of Z, open for the bytes of N values of DTYPE (its .npy header written)."""
+    with z.open(f"{name}.npy", "w", force_zip64=True) as member:
+        np.lib.format.write_array_header_1_0(member, {"descr": np.dtype(dtype).str, "fortran_order": False,
+                                                      "shape": (n,)})
+        yield member
 
 
-def _index_stats(lucene_dir: str) -> tuple[tuple[int, ...], np.ndarray] | None:
-    """The Lucene index's (terms, postings, occurrences, documents with terms, passages) of FIELD and how many
-    passages have each length norm; None when it is not one segment (builds end in one: indexes/lucene.py)."""
-    from jnius import autoclass
-    reader = autoclass("org.apache.lucene.index.DirectoryReader").open(
-        autoclass("org.apache.lucene.store.MMapDirectory")(autoclass("java.io.File")(lucene_dir).toPath()))
-    try:
-        if reader.leaves().size() != 1:
-            return None
-        leaf = reader.leaves().get(0).reader()
-        field = leaf.terms(FIELD)
-        norms, values, no_more = np.zeros(256, np.int64), leaf.getNormValues(FIELD), 2147483647
-        while values.nextDoc() != no_more:
-            norms[values.longValue() & 0xFF] += 1
-        return (field.size(), field.getSumDocFreq(), field.getSumTotalTermFreq(), field.getDocCount(),
-                reader.maxDoc()), norms
-    finally:
-        reader.close()
-
-
-def _arrays(analyzer: Any, texts: Iterable[str], joined: bool) -> tuple[dict[str, Any], tuple[int, ...]]:
-    """FILE's arrays of TEXTS (analysed JOINED or not) but its statistics, and what _index_stats counts."""
-    from jnius import autoclass
-    vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # a term's number: its first place
-    terms, lengths = array("i"), array("i")
-    for ts in analysed(analyzer, texts, joined):
-        terms.extend(map(vocab.__getitem__, ts))
-        lengths.append(len(ts))
-    n = len(lengths)
-    # a key per term occurrence, term * passages + passage, sorted: a posting per run of one key
-    keys = np.frombuffer(terms, np.int32).astype(np.int64) * n
-    keys += np.repeat(np.arange(n, dtype=np.int64), np.frombuffer(lengths, np.int32))
-    keys.sort()
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    freqs, keys = np.diff(np.append(starts, len(keys))).astype(np.int32), keys[starts]
-    small_float = autoclass("org.apache.lucene.util.SmallFloat")
-    encode = {int(x): small_float.intToByte4(int(x)) & 0xFF for x in np.unique(lengths)}
-    words = "\n".join(vocab).encode()  # in the order of their numbers
-    arrays: dict[str, Any] = {
-        "words": np.frombuffer(words, np.uint8), "docs": (keys % n).astype(np.int32),
-        "offsets": np.searchsorted(keys // n, np.arange(len(vocab) + 1)), "freqs": freqs,
-        "norms": np.array([encode[x] for x in lengths], np.uint8),
-        "length_table": np.array([small_float.byte4ToInt(i - 256 if i > 127 else i) for i in range(256)], np.float32)}
-    return arrays, (len(vocab), len(starts), len(terms), int(np.count_nonzero(np.frombuffer(lengths, np.int32))), n)
-
-
-def write(lucene_dir: str, texts: Callable[[], Iterable[str]], analyzer: Any, out: str) -> bool:
-    """Write OUT (FILE) of the Lucene index at LUCENE_DIR from the TEXTS() it indexed (field FIELD, any order)
-    as ANALYZER analyses them; False (nothing written, the reason on stderr) when the result is not the
-    index's. Texts are analysed joined in blocks, and one at a time when those statistics differ."""
-    index = _index_stats(lucene_dir)
-    if index is None:
-        print(f"{FILE} not written: the index is not one segment", file=sys.stderr)
-        return False
-    for joined in (True, False):
-        arrays, ours = _arrays(analyzer, texts(), joined)
-        norms = arrays["norms"]
-        if ours == index[0] and np.array_equal(index[1], np.bincount(norms[norms > 0], minlength=256)):
-            with open(out, "wb") as f:  # inside the build's folder, which is put in place whole
-                np.savez(f, allow_pickle=False, **arrays, doc_count=ours[3], sum_ttf=ours[2])
-            return True
-    print(f"{FILE} not written: analysing the passages again gave other statistics than the index's (terms, "
-          f"postings, occurrences, documents, passages: {ours} against {index[0]}, or other length norms); "
-          "searches go through Lucene", file=sys.stderr)
-    return False
+def check(index_dir: str) -> None:
+    """Read the index's FILE whole, when it has one: a zipfile.BadZipFile (or OSError) when a member's CRC-32 or
+    the archive's structure is wrong (a damaged or truncated file)."""
+    path = os.path.join(index_dir, FILE)
+    if os.path.isfile(path):
+        with zipfile.ZipFile(path) as z:
+            if (bad := z.testzip()) is not None:
+                raise zipfile.BadZipFile(f"Bad CRC-32 for file {bad!r} of {FILE}")
 
 
 class Postings:

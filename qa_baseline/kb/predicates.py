@@ -104,7 +104,7 @@ class Assoc:
         return max(values), sum(values) / len(values), sum(by_char) / len(by_char)
 
 
-LEARNERS: dict[str, dict[str, Any]] = {"logistic": {"C": 1.0, "max_iter": 2000},
+LEARNERS: dict[str, dict[str, object]] = {"logistic": {"C": 1.0, "max_iter": 2000},
                                        "lambdamart": {}}  # learning.MODELS kinds and their options here
 # logistic: lambdamart's F1 on the 2016 test set (mini-KB, trained on the 2016 training set) is only 0.002 higher
 # (0.9753 against 0.9733, bench/kbqa_learners.py), it answers slower, and it learns nothing from a few questions
@@ -172,7 +172,7 @@ def candidates(kb: KB, question: str, assoc: Assoc | None = None) -> tuple[str, 
     return nq, featurise(kb, nq, mentions, assoc)
 
 
-def rule_key(c: Candidate) -> tuple[Any, ...]:
+def rule_key(c: Candidate) -> tuple[float, ...]:
     """The documented rule (smaller is better)."""
     f = dict(zip(FEATURES, c.features))
     fuzzy = c.mention.match != "exact"

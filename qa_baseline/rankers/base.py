@@ -2,7 +2,7 @@
 ranker that is fitted first), the settings rankers read (`RankerSettings`), and `BaseRanker`, the base class of
 the rankers here (a score is one of the feature columns)."""
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol, TypedDict
+from typing import NamedTuple, Protocol, TypedDict
 
 import numpy as np
 
@@ -41,11 +41,11 @@ class Ranker(Protocol):
         """One float per text: the higher, the better."""
         ...
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         """What decides its scores (the run row's settings)."""
         ...
 
-    def fitted(self) -> dict[str, Any]:
+    def fitted(self) -> dict[str, object]:
         """What fitting found (learned weights): the run row's `observed`, not its settings."""
         ...
 
@@ -71,9 +71,9 @@ class BaseRanker:
     def score(self, groups: Sequence[Candidates]) -> np.ndarray:
         return self.features(groups)[:, self.main]
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {}
 
-    def fitted(self) -> dict[str, Any]:
+    def fitted(self) -> dict[str, object]:
         """What fitting found (learned weights): the row's `observed`, not its settings."""
         return {}

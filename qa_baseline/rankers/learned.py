@@ -54,11 +54,11 @@ class Learned(BaseRanker):
     def score(self, groups: Sequence[Candidates]) -> np.ndarray:
         return self.model.score(self.features(groups))
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {**{k: v for p in self.parts for k, v in p.params().items()}, "features": ",".join(self.features_of),
                 "learner": self.learner}
 
-    def fitted(self) -> dict[str, Any]:
+    def fitted(self) -> dict[str, object]:
         """logistic: each feature's weight; lambdamart: each feature's total gain over the trees."""
         if self.model is None:
             return {}

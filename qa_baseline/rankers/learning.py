@@ -16,7 +16,7 @@ importances() gives each feature's total gain.
 
 Folds: item i (in file order) is in fold i mod K. `keep_if_better` cross-validates a fitted model against a
 baseline on those folds and keeps it only where it wins."""
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -27,20 +27,20 @@ M = TypeVar("M")
 
 
 class Model(Protocol):
-    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "Model": ...
+    def fit(self, X: np.ndarray, y: np.ndarray, groups: Sequence[int] | None = None) -> "Model": ...
 
-    def score(self, X: Any) -> np.ndarray: ...
+    def score(self, X: np.ndarray) -> np.ndarray: ...
 
 
 class Logistic:
     """Standardised features, then a logistic regression (OPTIONS: LogisticRegression's keyword arguments)."""
     kind = "logistic"
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: object) -> None:
         self.options = options
         self.pipeline: Any = None  # the fitted sklearn pipeline
 
-    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "Logistic":
+    def fit(self, X: np.ndarray, y: np.ndarray, groups: Sequence[int] | None = None) -> "Logistic":
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
@@ -48,11 +48,11 @@ class Logistic:
         self.pipeline.fit(X, y)
         return self
 
-    def score(self, X: Any) -> np.ndarray:
+    def score(self, X: np.ndarray) -> np.ndarray:
         """The logit of each row."""
         return self.pipeline.decision_function(X)
 
-    def probability(self, X: Any) -> np.ndarray:
+    def probability(self, X: np.ndarray) -> np.ndarray:
         """P(y = 1) of each row."""
         return self.pipeline.predict_proba(X)[:, 1]
 
@@ -71,16 +71,16 @@ class Logistic:
 class LambdaMART:
     """LightGBM's LGBMRanker (objective lambdarank) over question groups; OPTIONS override DEFAULTS."""
     kind = "lambdamart"
-    DEFAULTS: dict[str, Any] = {"n_estimators": 200, "learning_rate": 0.05, "num_leaves": 15,
+    DEFAULTS: dict[str, object] = {"n_estimators": 200, "learning_rate": 0.05, "num_leaves": 15,
                                 "min_child_samples": 10, "subsample": 1.0, "colsample_bytree": 1.0,
                                 "random_state": 0, "n_jobs": 1, "deterministic": True, "force_row_wise": True,
                                 "verbosity": -1}
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: object) -> None:
         self.options = {**self.DEFAULTS, **options}
         self.model: Any = None  # the fitted lightgbm.LGBMRanker
 
-    def fit(self, X: Any, y: Any, groups: Sequence[int] | None = None) -> "LambdaMART":
+    def fit(self, X: np.ndarray, y: np.ndarray, groups: Sequence[int] | None = None) -> "LambdaMART":
         if groups is None or sum(groups) != len(y):
             raise ValueError("lambdamart needs GROUPS: the number of rows of each question, summing to len(y)")
         lightgbm = requires("retrieval", "lightgbm")
@@ -88,7 +88,7 @@ class LambdaMART:
         self.model.fit(np.asarray(X, dtype=float), np.asarray(y, dtype=int), group=list(groups))
         return self
 
-    def score(self, X: Any) -> np.ndarray:
+    def score(self, X: np.ndarray) -> np.ndarray:
         """The ranking score of each row (comparable within one question)."""
         return self.model.predict(np.asarray(X, dtype=float))
 
@@ -99,15 +99,15 @@ class LambdaMART:
 
 MODELS: dict[str, type] = {"logistic": Logistic, "lambdamart": LambdaMART}
 # each kind's options where a ranker states none of its own (liblinear with a fixed seed: deterministic)
-OPTIONS: dict[str, dict[str, Any]] = {"logistic": {"solver": "liblinear", "random_state": 0}, "lambdamart": {}}
+OPTIONS: dict[str, dict[str, object]] = {"logistic": {"solver": "liblinear", "random_state": 0}, "lambdamart": {}}
 
 
-def make(kind: str, **options: Any) -> Model:
+def make(kind: str, **options: object) -> Model:
     """An unfitted model of KIND (a name in MODELS) with OPTIONS."""
     return MODELS[kind](**options)
 
 
-def two_classes(y: Sequence[Any]) -> bool:
+def two_classes(y: Iterable[Hashable]) -> bool:
     """Do the labels Y hold both classes (what fitting needs)?"""
     return len(set(y)) >= 2
 

@@ -14,7 +14,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any
 
 import numpy as np
 
@@ -37,7 +36,7 @@ class BM25(BaseRanker):
         self.text = text
         self.k1, self.b = bm25_params(settings)  # K1, B by default (retrievers/base.py)
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"tokens": self.text.tokens, "k1": self.k1, "b": self.b}
 
     def group(self, question: str, sentences: Sequence[str]) -> list[float]:
@@ -63,7 +62,7 @@ class Overlap(BaseRanker):
     def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
         self.text = text
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"tokens": self.text.tokens}
 
     def features(self, groups: Sequence[Candidates]) -> np.ndarray:

@@ -5,7 +5,6 @@ dense  cosine of the question (encoded as a query) and the sentence (as a passag
 cross  the logit of the English ONNX cross-encoder ms-marco-MiniLM-L-12-v2 (int8) for (question, sentence);
        there is no Chinese cross-encoder"""
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -22,7 +21,7 @@ class Dense(BaseRanker):
     def __init__(self, lang: str, settings: RankerSettings, text: Text) -> None:
         self.encoder = load_encoder(settings.get("encoder"), lang)
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"encoder": self.encoder.name}
 
     def features(self, groups: Sequence[Candidates]) -> np.ndarray:
@@ -43,7 +42,7 @@ class Cross(BaseRanker):
                             "overlap, dense or learned)")
         self.model = load_cross_encoder()
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"cross_encoder": self.model.name}
 
     def features(self, groups: Sequence[Candidates]) -> np.ndarray:

@@ -4,8 +4,8 @@ One panel per task and data set, stacked; one row per system in the order of its
 the table at the top): a dot at the score, a whisker across its interval (entries without per-question
 values have no whisker). Teams are filled dots, baselines hollow squares; per-cent measures (accuracy, EM)
 are drawn in per cent. Panels of the same measure share one x-range. A panel's reference levels are dashed
-lines: chance (25%) for MCQA, and for qac-2/qac-3's AFM the score of answering nothing where the gold is at
-hand (`references`).
+lines, as its task gives them (`references`: chance for MCQA, and for qac-2/qac-3's AFM the score of
+answering nothing where the gold is at hand).
 
 Sized for a paper: one column (3.3 in, --plot-width column) or a page (7 in, --plot-width page), 7-8 pt text,
 the height from the number of entries. Labels and titles are fitted to a width budget (wrapped at spaces,
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import tasks
 from ..core.errors import UserError
 from ..core.fileio import atomic_write
+from ..core.hints import requires
 from .render import is_percent
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ Panel = namedtuple("Panel", "title metric points references", defaults=((),))
 STYLE: dict[str, dict[str, Any]] = {"team": {"marker": "o", "color": "#1f4e79", "markerfacecolor": "#1f4e79"},
          "baseline": {"marker": "s", "color": "#b34700", "markerfacecolor": "white"}}
 KINDS = {"team": "teams", "baseline": "baselines"}
-MCQA_CHANCE = 0.25  # one of four options, A-D
 FONT, TITLE_FONT = 7, 7.5  # points
 PT = 1 / 72  # inches
 PAD = 0.04  # inches around the figure
@@ -54,10 +54,11 @@ XRange = tuple[float, float, list[float]]  # drawn units: low, high, the ticks
 
 
 def check_path(path: str) -> None:
-    """Fail before any work when PATH cannot take a figure."""
+    """Fail before any work when PATH cannot take a figure, or the plot extra (matplotlib) is not installed."""
     if os.path.splitext(path)[1].lower() not in FORMATS:
         raise UserError(f"{path}: the figure is written as {', '.join(FORMATS[:-1])} or {FORMATS[-1]}; "
                         "name the file so")
+    style()  # imports matplotlib: without the plot extra, its one-line error
 
 
 def check_width(width: str) -> float:
@@ -67,20 +68,22 @@ def check_width(width: str) -> float:
 
 
 def references(task_id: str, measure: str, gold_paths: Sequence[str] = ()) -> list[tuple[str, float]]:
-    """A task's reference levels for its panel, [(label, value)] as fractions: chance for MCQA's accuracy (one
-    option of four: 25%); for qac-2 and qac-3's AFM the score of an empty submission ("answer nothing": a
-    question without gold answer scores 1 for no answer, NTCIR's no-answer rule), computed from the gold
-    file when GOLD_PATHS names one that can be read."""
-    if task_id.startswith("mcqa-") and measure.split("[", 1)[0] == "accuracy":
-        return [("chance", MCQA_CHANCE)]
-    if task_id in ("qac-2", "qac-3") and measure == "AFM" and len(gold_paths) == 1:
+    """The reference levels of a panel of MEASURE, [(label, value)] as fractions: the task's (Task.references:
+    chance for MCQA, answering nothing for qac-2/3's AFM) when MEASURE is its main measure, over the gold
+    file when GOLD_PATHS names one that can be read; none for a task this version does not know."""
+    try:
         task = tasks.get(task_id)
+    except UserError:
+        return []
+    if measure.split("[", 1)[0] != task.main_measure:  # accuracy[en]: accuracy
+        return []
+    gold = None
+    if len(gold_paths) == 1:
         try:
             gold = task.read_gold(gold_paths[0])
         except (UserError, OSError):
-            return []
-        return [("answer nothing", task.score(gold, {qid: [] for qid in gold})["metrics"]["AFM"])]
-    return []
+            pass
+    return [(r.label, r.value) for r in task.references(gold)]
 
 
 def entry_label(name: str, rank: int | None, kind: str) -> str:
@@ -95,9 +98,9 @@ def entry_label(name: str, rank: int | None, kind: str) -> str:
 def style() -> AbstractContextManager[None]:
     """Matplotlib's defaults (not the user's matplotlibrc: the same input gives the same file), with TrueType
     fonts in PDF and SVG ids from a fixed salt."""
-    import matplotlib.style
-    return matplotlib.style.context(["default", {"pdf.fonttype": 42, "ps.fonttype": 42,
-                                                 "svg.hashsalt": "qa_baseline"}])
+    mpl_style = requires("plot", "matplotlib.style")  # the plot extra; else one line naming it
+    return mpl_style.context(["default", {"pdf.fonttype": 42, "ps.fonttype": 42,
+                                          "svg.hashsalt": "qa_baseline"}])
 
 
 def middle(text: str, width: float, measure: Measure) -> str:

@@ -16,12 +16,13 @@ from ..core.fileio import atomic_write
 from ..core.registry import load
 
 if TYPE_CHECKING:
+    from ..core.config import CorpusConfig
     from .base import Hit, Retriever
 
 RETRIEVERS = {"bm25": "bm25:BM25", "dense": "dense:Dense", "hybrid": "hybrid:Hybrid"}
 
 
-def open_retriever(name: str, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> Retriever:
+def open_retriever(name: str, corpus_cfg: CorpusConfig, params: dict[str, Any]) -> Retriever:
     return load(RETRIEVERS, name, "retriever", __name__)(corpus_cfg, params)
 
 

@@ -23,7 +23,7 @@ class Retriever(Protocol):
         """Per query, its ranked hits (at most K), best first."""
         ...
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         """Its settings, for the run row."""
         ...
 
@@ -44,8 +44,8 @@ def bm25_params(params: Mapping[str, Any]) -> tuple[float, float]:
 class RetrieverSettings:
     """What a retrieval reads: the corpus, the retriever and its settings; the command-line options of `search`
     and of the tasks that retrieve (tasks/base.py RetrievalSettings)."""
-    corpus: str | None = option(None, "corpus config name or corpus file", metavar="NAME|PATH")
-    retriever: str = option("bm25", "bm25, dense or hybrid", choices=tuple(sorted(RETRIEVERS)))
+    corpus: str | None = option(None, "corpus config name or corpus file", metavar="NAME|PATH", named=True)
+    retriever: str = option("bm25", "bm25, dense or hybrid", choices=tuple(sorted(RETRIEVERS)), named=True)
     analyzer: str | None = option(None, "BM25 index analyzer (default: the corpus config's)",
                                   choices=ANALYZERS)
     k1: float = option(K1, f"BM25 k1 (default {K1})")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.config import CorpusConfig
 from ..indexes import postings
 from ..indexes.layout import bm25_dir, bm25_options, open_index
 from ..lucene import jvm
@@ -30,8 +31,8 @@ MAPPED_POSTINGS_MB = 64
 class BM25:
     name = "bm25"
 
-    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> None:
-        self.analyzer = params.get("analyzer") or corpus_cfg["analyzer"]
+    def __init__(self, corpus_cfg: CorpusConfig, params: dict[str, Any]) -> None:
+        self.analyzer = params.get("analyzer") or corpus_cfg.analyzer
         self.k1, self.b = bm25_params(params)  # K1, B by default (retrievers/base.py)
         self.index_dir = bm25_dir(corpus_cfg, self.analyzer, built=True)
         autoclass = jvm.start()
@@ -47,7 +48,7 @@ class BM25:
         self.threads = os.cpu_count() or 1
         self._lucene: Any = None  # (IndexSearcher, query builder), opened by lucene_top_scores
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"analyzer": self.analyzer, "k1": self.k1, "b": self.b}
 
     def search(self, queries: Sequence[str], k: int, batch: bool = True) -> list[list[Hit]]:

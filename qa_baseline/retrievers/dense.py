@@ -5,6 +5,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.config import CorpusConfig
 from ..core.errors import UserError
 from ..encoders import DEFAULTS, load_encoder
 from ..indexes.layout import (SEARCH_DEFAULTS, build_hint, dense_dir, dense_note, dense_options, faiss_module,
@@ -15,9 +16,9 @@ from .base import Hit
 class Dense:
     name = "dense"
 
-    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> None:
-        wanted = params.get("encoder") or (corpus_cfg.get("dense") or [DEFAULTS[corpus_cfg["lang"]]])[0]
-        self.encoder = load_encoder(wanted, corpus_cfg["lang"])
+    def __init__(self, corpus_cfg: CorpusConfig, params: dict[str, Any]) -> None:
+        wanted = params.get("encoder") or (corpus_cfg.dense or [DEFAULTS[corpus_cfg.lang]])[0]
+        self.encoder = load_encoder(wanted, corpus_cfg.lang)
         self.index_dir = dense_dir(corpus_cfg, self.encoder.name, built=True)
         options = dense_options(self.index_dir, wanted)
         faiss = faiss_module()
@@ -30,12 +31,12 @@ class Dense:
                 raise UserError(f"the dense index at {self.index_dir} was built with encoder {built.get('name')} "
                                 f"({built.get('dim')}-d), but queries would be encoded with {now['name']} "
                                 f"({now['dim']}-d; differs in {', '.join(differ)}) (fix: rebuild it with: "
-                                f"{build_hint(corpus_cfg, options)} --force)")
+                                f"{build_hint(corpus_cfg.build, options)} --force)")
             index = faiss.read_index(os.path.join(folder, "faiss.index"))
             if index.d != self.encoder.dim or index.ntotal != manifest["passages"]:
                 raise UserError(f"{self.index_dir}: faiss.index holds {index.ntotal} {index.d}-d vectors, the "
                                 f"manifest says {manifest['passages']} {self.encoder.dim}-d (fix: rebuild it with: "
-                                f"{build_hint(corpus_cfg, options)} --force)")
+                                f"{build_hint(corpus_cfg.build, options)} --force)")
             with open(os.path.join(folder, "docids.jsonl"), encoding="utf-8") as f:
                 rows = [json.loads(line) for line in f]
             if len(rows) != index.ntotal:
@@ -54,7 +55,7 @@ class Dense:
         self.docids = [r["id"] for r in rows]
         self.titles = {r["id"]: r["title"] for r in rows}
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return {"encoder": self.encoder.name, "faiss": self.kind, **self.search_params}
 
     def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]:

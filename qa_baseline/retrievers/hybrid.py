@@ -7,6 +7,7 @@ dense, weight = 0.5. Both lists are `depth` (100) deep; ties go to the smaller d
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.config import CorpusConfig
 from ..core.errors import UserError
 from .base import Hit
 from .bm25 import BM25
@@ -35,7 +36,7 @@ def weighted(runs: Sequence[list[Hit]], weights: Sequence[float]) -> dict[str, f
 class Hybrid:
     name = "hybrid"
 
-    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any]) -> None:
+    def __init__(self, corpus_cfg: CorpusConfig, params: dict[str, Any]) -> None:
         self.fusion = params.get("fusion", "rrf")
         self.rrf_k, self.weight = float(params.get("rrf_k", 60)), float(params.get("weight", 0.5))
         self.depth = int(params.get("depth", 100))
@@ -47,7 +48,7 @@ class Hybrid:
         self.bm25, self.dense = BM25(corpus_cfg, params), Dense(corpus_cfg, params)
         self.manifest = {"bm25": self.bm25.manifest, "dense": self.dense.manifest}
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         mine = {"rrf_k": self.rrf_k} if self.fusion == "rrf" else {"weight": self.weight}
         return {**self.bm25.params(), **self.dense.params(), "fusion": self.fusion, **mine, "depth": self.depth}
 

@@ -34,6 +34,7 @@ from .question import Question
 from .view import TableView
 
 STRONG = 0.5
+BLANK = {"", "n/a", "na", "-", "—", "–", "?", "none", "tba", "tbd"}  # empty cells: next / previous skip them
 EXCLUDE_CUES = ("other than", "besides", "beside", "except", "aside from", "apart from", "not", "excluding", "but")
 VALUE_LEXICON = {  # superlative word -> header stems of the column it is about
     "tallest": {"height", "floor", "m", "ft", "storey", "elevation"}, "taller": {"height", "floor", "m", "ft"},
@@ -333,14 +334,15 @@ def named_number(link: Linked) -> Answer | None:
 
 
 def count(link: Linked) -> Answer | None:
-    """4: how many filtered rows (distinct values of the answer column with `different`)."""
+    """4: how many filtered rows (with `different`: distinct filled values of the answer column)."""
     q, view, rows = link.q, link.view, link.filters.rows
     if not q.count:
         return None
-    j = link.order[0] if q.distinct else None
-    how = "count-distinct" if q.distinct else "count"
-    return Answer(operators.fmt(operators.count(view, rows, j, q.distinct)), how, 0.5, rows[:50],
-                  view.header[j] if j is not None else "")
+    if q.distinct:
+        j = link.order[0]
+        distinct = len({terms.norm(view.rows[i][j]) for i in rows if view.rows[i][j]})
+        return Answer(operators.fmt(distinct), "count-distinct", 0.5, rows[:50], view.header[j])
+    return Answer(operators.fmt(len(rows)), "count", 0.5, rows[:50])
 
 
 def superlative(link: Linked) -> Answer | None:
@@ -373,18 +375,22 @@ def superlative(link: Linked) -> Answer | None:
 
 
 def neighbour(link: Linked) -> Answer | None:
-    """7: the row after / before the best mentioned row (in the answer column when the question names it,
-    else in the mention's)."""
-    q, view = link.q, link.view
-    if not (q.neighbour and link.strong):
+    """7: the nearest body row after / before the best mentioned row whose cell is filled (not n/a, a dash) and
+    differs from the mentioned row's: in the answer column when the question names it, else in the mention's."""
+    q, view, body = link.q, link.view, link.view.body
+    if not (q.neighbour and link.strong) or link.strong[0].row not in body:
         return None
     anchor = link.strong[0]
     j = link.ans_col
     if linking.header_score(q, view.columns[j]) <= 0:
         j = anchor.col
-    r = operators.neighbour(view, anchor.row, q.neighbour, j)
-    if r is None:
+    here = terms.norm(view.rows[anchor.row][j])
+    k = body.index(anchor.row) + q.neighbour
+    while 0 <= k < len(body) and terms.norm(view.rows[body[k]][j]) in BLANK | {here}:
+        k += q.neighbour
+    if not 0 <= k < len(body):
         return None
+    r = body[k]
     return Answer(view.rows[r][j], "next" if q.neighbour > 0 else "previous", 0.5, [r], view.header[j],
                   detail=f"after row {anchor.row}")
 

@@ -1,4 +1,5 @@
-"""The operators over a table's rows, each returning cell positions or a computed value.
+"""What engine.py's operators share: a superlative's direction, the row of the largest or smallest value, the
+rows over a threshold, the most common value, a computed number as an answer.
 
 Rows are body rows (no summary rows) in table order; ties go to the earliest row. Directions: `direction`
 turns a superlative cue and a column into max or min (rank columns reverse it: the best rank is the smallest;
@@ -7,7 +8,7 @@ speed)."""
 from __future__ import annotations
 
 import collections
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from . import terms
@@ -65,32 +66,6 @@ def most_common(view: TableView, rows: Sequence[int], j: int, how: str = "max") 
     counts = collections.Counter(c for _, c in cells)
     best = max(counts.values()) if how == "max" else min(counts.values())
     return next(i for i, c in cells if counts[c] == best)
-
-
-def count(view: TableView, rows: Collection[int], j: int | None = None, distinct: bool = False) -> int:
-    """How many ROWS, or how many distinct filled values of column J among them."""
-    if distinct and j is not None:
-        return len({terms.norm(view.rows[i][j]) for i in rows if view.rows[i][j]})
-    return len(rows)
-
-
-BLANK = {"", "n/a", "na", "-", "—", "–", "?", "none", "tba", "tbd"}
-
-
-def neighbour(view: TableView, row: int, step: int, j: int) -> int | None:
-    """The nearest body row after (STEP 1) or before (STEP -1) ROW whose cell in column J is filled (not
-    n/a, a dash) and differs from ROW's; None past the ends."""
-    body = view.body
-    if row not in body:
-        return None
-    here = terms.norm(view.rows[row][j])
-    k = body.index(row) + step
-    while 0 <= k < len(body):
-        cell = terms.norm(view.rows[body[k]][j])
-        if cell not in BLANK and cell != here:
-            return body[k]
-        k += step
-    return None
 
 
 def fmt(value: float | None) -> str:

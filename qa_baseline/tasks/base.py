@@ -10,33 +10,38 @@ A task (one folder under qa_baseline/tasks, one line in the registry, tasks/__in
     gold of the items a run answered, None without gold), `submission_name`, `write_submission`,
     `read_submission` (the strict validator: every problem into a scoring.validate.Errors) and `score` ->
     {"metrics": name -> mean, "per_question": name -> values}, over the measures it lists in `measures`
-    (names declared in metrics.MEASURES).
-  - the pipeline: `open(settings)` -> components (the retriever, a KB, a collection), then
-    `predict(items, components, settings)` -> Prediction (the answers `write_submission` writes).
+    (names declared in metrics.MEASURES); `references(gold)`, the levels a figure draws across its panel
+    (chance, answering nothing).
+  - the pipeline: `open(settings)` -> Components (the retriever, a KB, a collection), then
+    `predict(items, components, settings[, folds_gold])` -> Prediction (the answers `write_submission`
+    writes); only a run that fits on --data's gold (--folds) is given it, as FOLDS_GOLD.
 
 The run driver (run.py) and the scorer (score.py) only call these; no task-specific branch lives there."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from ..core.config import corpus_config
+from ..core.config import CorpusConfig, corpus_config
 from ..core.errors import NoGold, UserError
 from ..core.hints import command
 from ..core.settings import option
 from ..retrievers import open_retriever
-from ..retrievers.base import RetrieverSettings
+from ..retrievers.base import Retriever, RetrieverSettings
 
 if TYPE_CHECKING:
+    from ..collection.metadata import Collection
+    from ..indexes.kb import KB
     from ..scoring.validate import Errors
 
 
 @dataclass(frozen=True)
 class Settings:
     """Base of every task's settings."""
-    trace: bool = option(False, "also write trace.jsonl: per question what the pipeline saw and scored")
+    trace: bool = option(False, "also write trace.jsonl: per question what the pipeline saw and scored",
+                         identifies=False)
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,29 @@ class RetrievalSettings(Settings, RetrieverSettings):
     the task's."""
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A level a figure draws across a task's panel as a dashed line: LABEL ("chance", "answer nothing") and
+    VALUE, a fraction as the task's scores are."""
+    label: str
+    value: float
+
+
 S = TypeVar("S", bound=Settings)  # a task's Settings class (Task[MCQASettings]); in Task, `Settings` is the class variable
+
+
+@dataclass(frozen=True)
+class Components:
+    """What a task's `open` gives its `predict`: CORPUS_NAME, the row's Corpus and the run folder's (None: the
+    task's `source`); a retrieval task's CORPUS config and RETRIEVER; the KB of kbqa; the COLLECTION of
+    datasearch. DATA, the data file's path, is set by the driver for messages (FILE:LINE); a pipeline never reads
+    gold from it: a run that fits on --data's gold (--folds) is handed it (predict's FOLDS_GOLD)."""
+    corpus_name: str | None = None
+    corpus: CorpusConfig | None = None
+    retriever: Retriever | None = None
+    kb: KB | None = None
+    collection: Collection | None = None
+    data: str = ""
 
 
 @dataclass
@@ -76,7 +103,7 @@ class Task(ABC, Generic[S]):
     measures: tuple[str, ...]
     primary: ClassVar[str | None] = None  # the measure leaderboards rank by (default: the first of measures)
     formats: Any  # the task's formats module
-    pipeline: Any = None  # a module with predict(items, components, settings); None: scorer only
+    pipeline: Any = None  # a module with predict(items, components, settings[, folds_gold]); None: scorer only
     multi_file: ClassVar[bool] = False  # score: several --gold/--submission pairs (mcqa)
     source: ClassVar[str] = "-"  # the row's Corpus when the task opens no corpus: where its candidates come from
 
@@ -136,6 +163,11 @@ class Task(ABC, Generic[S]):
         (_, _, gold, submission), = pairs
         return self.score(gold, submission)
 
+    def references(self, gold: Any | None) -> list[Reference]:
+        """The reference levels of the main measure (its per-part values, accuracy[en], too) over GOLD (read_gold;
+        None when it is not at hand): none by default."""
+        return []
+
     # --- the pipeline ------------------------------------------------------------------------------------
     @property
     def has_pipeline(self) -> bool:
@@ -145,22 +177,26 @@ class Task(ABC, Generic[S]):
         """The name of the run's method (the row's Retriever column): the retriever by default."""
         return getattr(settings, "retriever", "baseline")
 
-    def open(self, settings: S) -> dict[str, Any]:
+    def open(self, settings: S) -> Components:
         """The components PREDICT uses: the corpus and retriever of a retrieval task."""
         if not self.uses_retriever:
-            return {}
+            return Components()
         retrieval = cast(RetrievalSettings, settings)  # uses_retriever: self.Settings is a RetrievalSettings
         if not retrieval.corpus:
             raise UserError(f"task {self.id}: no corpus (fix: give --corpus NAME|PATH, or `corpus:` in its task "
                             "config)")
         # the language of a corpus given as a file: --lang where the task has it, else the task's own
         corpus = corpus_config(retrieval.corpus, getattr(settings, "lang", None) or getattr(self, "lang", None))
-        return {"corpus": corpus, "retriever": open_retriever(retrieval.retriever, corpus, retrieval.retriever_params())}
+        retriever = open_retriever(retrieval.retriever, corpus, retrieval.retriever_params())
+        return Components(corpus.name, corpus, retriever)
 
-    def predict(self, items: Any, components: Mapping[str, Any], settings: S) -> Prediction:
+    def predict(self, items: Any, components: Components, settings: S, folds_gold: Any | None = None) -> Prediction:
+        """The answers to ITEMS. FOLDS_GOLD, --data's gold, is given only to a run whose settings fit on it
+        (option(reads_gold=True): --folds), by the pipelines that take it; None in every other run."""
         if self.pipeline is None:
             raise self.no_pipeline()
-        return self.pipeline.predict(items, components, settings)
+        gold = () if folds_gold is None else (folds_gold,)  # only the pipelines that fit on it take it
+        return self.pipeline.predict(items, components, settings, *gold)
 
     def no_pipeline(self) -> UserError:
         return UserError(f"task {self.id} has a scorer but no pipeline yet (fix: score submissions with "

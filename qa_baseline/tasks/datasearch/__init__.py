@@ -3,20 +3,19 @@
 `python -m qa_baseline.run --task datasearch --data QUESTIONS.tsv --collection DIR|FILE [--adhoc]`: the
 collection is the metadata JSONL (plain or .bz2) with its data files (a folder or a tar archive,
 qa_baseline/collection); the gold is read from `--gold FILE`, else from gold.tsv beside the questions file.
-`--data wtq.parquet` (WikiTableQuestions, tasks/hf.py): each question's dataset is its row's table, the tables
+`--data wtq.parquet` (WikiTableQuestions, hf.py): each question's dataset is its row's table, the tables
 an in-memory collection (no --collection), the gold the file's answers (unless --gold is given)."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from ...collection import open_collection
 from ...core.errors import NoGold, UserError
 from ...core.textio import stem
-from .. import hf
-from ..base import Settings, Task, option
-from . import formats, pipeline
+from ..base import Components, Settings, Task, option
+from ..hf import is_dataset
+from . import formats, hf, pipeline
 from .formats import Question
 
 SYSDESC = "qa_baseline rule-based table QA (lookup, superlative, count, compare, threshold operators)"
@@ -47,36 +46,35 @@ class DataSearch(Task[DataSearchSettings]):
     tables_from: str | None = None  # the WikiTableQuestions file read by read_input: open() takes its tables
 
     def read_input(self, path: str) -> dict[str, Question]:
-        if hf.is_dataset(path):
+        if is_dataset(path):
             self.tables_from = path
-            return hf.datasearch_questions(path)
+            return hf.questions(path)
         self.tables_from = None
         return formats.read_questions(path)
 
     def read_gold(self, path: str) -> dict[str, list[str]]:
-        return hf.datasearch_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
+        return hf.gold(path) if is_dataset(path) else formats.read_gold(path)
 
-    def open(self, settings: DataSearchSettings) -> dict[str, Any]:
+    def open(self, settings: DataSearchSettings) -> Components:
         if "\t" in settings.sysdesc or "\n" in settings.sysdesc or "</SYSDESC>" in settings.sysdesc:
             raise UserError("--sysdesc must be one line without tabs or </SYSDESC>")
         if self.tables_from is not None:
             if settings.collection:
                 raise UserError(f"{self.tables_from}: WikiTableQuestions data holds its own tables (fix: leave out "
                                 "--collection)")
-            return {"collection": hf.datasearch_collection(self.tables_from),
-                    "corpus": {"name": f"{stem(os.path.basename(self.tables_from))} tables"}}
+            return Components(f"{stem(os.path.basename(self.tables_from))} tables",
+                              collection=hf.collection(self.tables_from))
         if not settings.collection:
             raise UserError("--collection DIR|FILE is required (the metadata JSONL and its data files)")
         collection = open_collection(settings.collection)
         name = os.path.basename(os.path.normpath(settings.collection))  # the row's and run folder's corpus name
-        return {"collection": collection, "corpus": {"name": stem(name) if os.path.isfile(settings.collection)
-                                                     else name}}
+        return Components(stem(name) if os.path.isfile(settings.collection) else name, collection=collection)
 
     def gold_for(self, path: str, reference: dict[str, Question], settings: DataSearchSettings
                  ) -> dict[str, list[str]] | None:
-        if not settings.gold and hf.is_dataset(path):  # WikiTableQuestions: its own answers, when it has them
+        if not settings.gold and is_dataset(path):  # WikiTableQuestions: its own answers, when it has them
             try:
-                return {qid: gold[qid] for gold in [hf.datasearch_gold(path)] for qid in reference}
+                return {qid: gold[qid] for gold in [hf.gold(path)] for qid in reference}
             except NoGold:
                 return None
         gold_path = settings.gold or os.path.join(os.path.dirname(os.path.abspath(path)), "gold.tsv")

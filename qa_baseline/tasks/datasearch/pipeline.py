@@ -23,7 +23,7 @@ from ...retrievers.base import B, K1
 from ...tableqa import linking, question as questions
 from ...tableqa.engine import answer
 from ...tableqa.view import TableView
-from ..base import Prediction
+from ..base import Components, Prediction
 from .formats import Question
 
 if TYPE_CHECKING:
@@ -61,10 +61,11 @@ def select_datasets(items: Sequence[Question], collection: Any, select: str,
     return out
 
 
-def predict(items: Mapping[str, Question], components: Mapping[str, Any], settings: DataSearchSettings) -> Prediction:
-    """ITEMS: {qid: formats.Question}; COMPONENTS: {"collection": collection.Collection}."""
+def predict(items: Mapping[str, Question], components: Components, settings: DataSearchSettings) -> Prediction:
+    """ITEMS: {qid: formats.Question}; COMPONENTS: the collection (DataSearch.open)."""
     listed = list(items.values())
-    collection = components["collection"]
+    collection = components.collection
+    assert collection is not None  # DataSearch.open
     started = time.perf_counter()
     adhoc = settings.adhoc or any(not item.dataset for item in listed)
     views: dict[int, TableView] = {}

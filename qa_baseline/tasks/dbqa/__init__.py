@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from ...rankers import RANKERS
 from ...rankers.learning import MODELS
 from ...rankers.tokens import ZH_TOKENS
-from .. import hf
 from ..base import Settings, Task, option
-from . import formats, pipeline
+from ..hf import is_dataset
+from . import formats, hf, pipeline
 from .formats import Group
 
 
@@ -17,7 +17,7 @@ class DBQASettings(Settings):
     reranker: str = option(pipeline.AUTO, "how sentences are scored (auto, English: learned over bm25, overlap "
                                           "and cross with --train or --holdout, else cross; Chinese: learned "
                                           "over bm25 and overlap with training data, else bm25)",
-                           choices=(pipeline.AUTO, *RANKERS))
+                           choices=(pipeline.AUTO, *RANKERS), named=True)
     train: str | None = option(None, "labelled file the learned ranker is fitted on", metavar="FILE", file=True)
     holdout: int | None = option(None, "evaluate groups i of --data with i %% K == K-1, train the learned "
                                        "ranker on the others", metavar="K")
@@ -45,10 +45,10 @@ class DBQA(Task[DBQASettings]):
 
     def read_input(self, path: str) -> list[Group]:
         # labels stay: --holdout trains on the labelled groups it does not evaluate; predict scores texts only
-        return hf.dbqa_groups(path) if hf.is_dataset(path) else formats.read(path)
+        return hf.groups(path) if is_dataset(path) else formats.read(path)
 
     def read_gold(self, path: str) -> list[Group]:
-        return hf.dbqa_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
+        return hf.gold(path) if is_dataset(path) else formats.read_gold(path)
 
     def gold_for(self, path: str, reference: list[Group], settings: DBQASettings) -> list[Group] | None:
         return reference if reference[0].labels is not None else None

@@ -10,7 +10,6 @@ or sentence stop the run unless `--allow-empty` (the cmrc2018 stand-in has a 21-
 question)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ...core.errors import UserError
@@ -19,8 +18,9 @@ from ...rankers import make
 from ...rankers.base import RankerSettings
 from ...rankers.learning import split as fold_split
 from ...rankers.tokens import detect_lang
-from .. import hf
-from ..base import Prediction
+from ..base import Components, Prediction
+from ..hf import is_dataset
+from . import hf
 from .formats import Group, check_text, read, write_gold
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def choose(settings: DBQASettings, lang: str) -> tuple[str, list[str] | None]:
     return ("learned" if trained else "bm25"), features
 
 
-def predict(groups: list[Group], components: Mapping[str, Any], settings: DBQASettings) -> Prediction:
+def predict(groups: list[Group], components: Components, settings: DBQASettings) -> Prediction:
     lang = settings.lang or detect_lang(g.query for g in groups)
     name, features = choose(settings, lang)
     if settings.train and name != "learned":
@@ -61,7 +61,7 @@ def predict(groups: list[Group], components: Mapping[str, Any], settings: DBQASe
     if name == "learned" and not (settings.train or settings.holdout):
         raise UserError("--reranker learned needs training data: --train FILE or --holdout K")
     if not settings.allow_empty:
-        check_text(components["data"], groups)
+        check_text(components.data, groups)
     train, test = split(groups, settings.holdout)
     options = {"k1": settings.k1, "b": settings.b, "encoder": settings.encoder, "tokens": settings.tokens,
                "features": features, "learner": settings.learner}
@@ -73,11 +73,11 @@ def predict(groups: list[Group], components: Mapping[str, Any], settings: DBQASe
     observed: dict[str, Any] = {}
     if name == "learned":
         if settings.train:
-            train = hf.dbqa_groups(settings.train) if hf.is_dataset(settings.train) else read(settings.train)
+            train = hf.groups(settings.train) if is_dataset(settings.train) else read(settings.train)
             if not settings.allow_empty:
                 check_text(settings.train, train)
         if train[0].labels is None:
-            raise UserError(f"{settings.train or components['data']}: no labels; the learned ranker trains on "
+            raise UserError(f"{settings.train or components.data}: no labels; the learned ranker trains on "
                             "labelled lines")
         ranker.fit(train)
         observed = {"train_questions": len(train), **ranker.fitted()}

@@ -3,14 +3,13 @@ over the KB store, qa_baseline/kb/) in pipeline.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ...core.config import resolve_path
 from ...core.errors import UserError
 from ...core.hints import command
 from ...core.textio import stem
 from ...indexes.kb import open_kb
-from ..base import Settings, Task, option
+from ..base import Components, Settings, Task, option
 from . import formats, pipeline
 from .formats import Item
 
@@ -38,12 +37,12 @@ class KBQA(Task[KBQASettings]):
     def read_input(self, path: str) -> dict[str, Item]:
         return formats.read_questions(path)  # question lines only: triples and answers never reach predict
 
-    def open(self, settings: KBQASettings) -> dict[str, Any]:
+    def open(self, settings: KBQASettings) -> Components:
         if not settings.kb:
             raise UserError(f"--task kbqa needs --kb FILE (fix: give the KB file whose store `{command('index')} --kb "
                             "FILE` built)")
         kb = open_kb(resolve_path(settings.kb))
-        return {"kb": kb, "corpus": {"name": settings.kb_name or stem(settings.kb)}}
+        return Components(settings.kb_name or stem(settings.kb), kb=kb)
 
     def submission_name(self, settings: KBQASettings) -> str:
         return "submission.txt"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.progress import tqdm
 from ...kb.predicates import FEATURES, Ranker, train
-from ..base import Prediction
+from ..base import Components, Prediction
 from .formats import Item, read_gold
 
 if TYPE_CHECKING:
@@ -46,8 +46,9 @@ def trace_record(qid: str, question: str, ranked: Sequence[Any], scores: Sequenc
                     for c, s in zip(ranked[:TRACE_TOP], scores[:TRACE_TOP])]}
 
 
-def predict(items: Mapping[str, Item], components: Mapping[str, Any], settings: KBQASettings) -> Prediction:
-    kb = components["kb"]
+def predict(items: Mapping[str, Item], components: Components, settings: KBQASettings) -> Prediction:
+    kb = components.kb
+    assert kb is not None  # KBQA.open
     observed: dict[str, Any] = {"kb": {k: kb.manifest[k] for k in ("triples", "subjects", "names", "aliases")}}
     model = None
     if settings.train:

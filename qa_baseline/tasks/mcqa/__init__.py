@@ -4,6 +4,7 @@ scorers beyond it (`--scorer fused|learned`) in scorers.py, over evidence.py (bo
 features), fusion.py and learned.py."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 from dataclasses import dataclass
@@ -13,9 +14,9 @@ from ...core.hints import command
 from ...core.textio import stem
 from ...rankers.learning import MODELS
 from ...scoring.validate import Errors
-from .. import hf
-from ..base import RetrievalSettings, Task, option
-from . import formats, pipeline
+from ..base import Components, Reference, RetrievalSettings, Task, option
+from ..hf import is_dataset
+from . import formats, hf, pipeline
 from .evidence import Both
 from .formats import Question
 
@@ -23,7 +24,7 @@ from .formats import Question
 @dataclass(frozen=True)
 class MCQASettings(RetrievalSettings):
     n: int = option(3, "score an option by the mean of its top-n hits (the published baseline: 3)")
-    team: str = option("qa_baseline", "team id in the submission file name TEAMID_LANG.csv")
+    team: str = option("qa_baseline", "team id in the submission file name TEAMID_LANG.csv", identifies=False)
     # None: the published rule (so that its rows are as before)
     scorer: str | None = option(None, "how options are scored: rule (default: the published rule over --retriever), "
                                       "fused (BM25 and dense option scores normalised within the question, weighted) "
@@ -62,14 +63,16 @@ class MCQA(Task[MCQASettings]):
         """The row's Retriever column: the retriever, or the scorer beyond the rule (fused, learned)."""
         return settings.retriever if settings.scorer in (None, "rule") else settings.scorer
 
-    def open(self, settings: MCQASettings) -> dict[str, Any]:
+    def open(self, settings: MCQASettings) -> Components:
         """The rule's retriever; fused and learned: BM25 and the dense retriever of the corpus (evidence.Both)."""
         if settings.scorer not in (None, "rule") and settings.retriever != "bm25":
             raise UserError(f"--scorer {settings.scorer} reads both BM25 and dense retrieval (fix: leave out "
                             f"--retriever {settings.retriever})")
         components = super().open(settings)
         if settings.scorer not in (None, "rule"):
-            components["retriever"] = Both(components["corpus"], settings.retriever_params(), components["retriever"])
+            assert components.corpus is not None and components.retriever is not None  # a retrieval task's
+            return dataclasses.replace(components, retriever=Both(components.corpus, settings.retriever_params(),
+                                                                  components.retriever))
         return components
 
     def no_pipeline(self) -> UserError:
@@ -78,11 +81,11 @@ class MCQA(Task[MCQASettings]):
                          "T_en.csv --gold ZH.csv --submission T_zh.csv`)")
 
     def read_input(self, path: str) -> list[Question]:
-        questions = hf.mcqa_questions(path) if hf.is_dataset(path) else formats.read(path)
+        questions = hf.questions(path) if is_dataset(path) else formats.read(path)
         return [q._replace(gold=None) for q in questions]  # the answer key never reaches predict
 
     def read_gold(self, path: str) -> list[Question]:
-        return hf.mcqa_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
+        return hf.gold(path) if is_dataset(path) else formats.read_gold(path)
 
     def submission_name(self, settings: MCQASettings) -> str:
         return f"{settings.team}_{self.lang}.csv"
@@ -104,6 +107,11 @@ class MCQA(Task[MCQASettings]):
             per_file = {f"accuracy[{name}]" for name in stems} - {f"accuracy[{lang}]" for lang in langs}
             result = {part: {k: v for k, v in values.items() if k not in per_file} for part, values in result.items()}
         return result
+
+    def references(self, gold: list[Question] | None) -> list[Reference]:
+        """Chance: the accuracy of guessing, one option of each question's (of four, A-D: 25%)."""
+        chance = sum(1 / len(q.options) for q in gold) / len(gold) if gold else 1 / len(formats.LABELS)
+        return [Reference("chance", chance)]
 
     def language_of(self, submission_path: str) -> str:
         """The task's language; for mcqa-all the submission's, from its official name TEAMID_en/zh.csv."""

@@ -10,6 +10,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ...core.config import CorpusConfig
 from ...core.progress import tqdm
 from ...retrievers import open_retriever
 from ...retrievers.base import Hit, Retriever
@@ -24,7 +25,7 @@ class Both:
     """BM25 and the dense retriever of one corpus (BM25 opened by the task, passed in), for one run."""
     name = "bm25+dense"
 
-    def __init__(self, corpus_cfg: dict[str, Any], params: dict[str, Any], bm25: Retriever) -> None:
+    def __init__(self, corpus_cfg: CorpusConfig, params: dict[str, Any], bm25: Retriever) -> None:
         self.parts: dict[str, Retriever] = {"bm25": bm25, "dense": open_retriever("dense", corpus_cfg, params)}
         self.manifest = {name: part.manifest for name, part in self.parts.items()}
 

@@ -18,8 +18,8 @@ the w nearest 0.5, then the smaller."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
+from ...core.config import CorpusConfig
 from ...core.errors import UserError
 from .evidence import NORMALISERS, Evidence, choose, option_score
 from .formats import LABELS
@@ -34,10 +34,10 @@ FITTED = {"shared-en": ("rank", 0.5), "vital-en": ("share", 0.65)}
 UNFITTED = ("z", 0.5)
 
 
-def default(corpus: dict[str, Any]) -> tuple[str, float]:
+def default(corpus: CorpusConfig) -> tuple[str, float]:
     """The (normalisation, weight) of a fused run that gives neither: the pair fitted on CORPUS (a corpus
     config), else UNFITTED."""
-    return FITTED.get(corpus.get("name", ""), UNFITTED)
+    return FITTED.get(corpus.name, UNFITTED)
 
 
 def part_scores(ev: Evidence, n: int) -> tuple[list[float], list[float]]:

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...answers.passages import PassageStore
+from ...core.config import CorpusConfig
 from ...core.errors import UserError
 from ...core.progress import tqdm
 from ...encoders import load_cross_encoder
@@ -60,7 +61,7 @@ def overlap(question: str, option: str) -> float:
 class Featurizer:
     """The option features of questions' evidence (the cross-encoder and passage texts loaded once)."""
 
-    def __init__(self, lang: str, corpus_cfg: dict[str, Any], n: int) -> None:
+    def __init__(self, lang: str, corpus_cfg: CorpusConfig, n: int) -> None:
         self.lang, self.n, self.names = lang, n, names(lang)
         self.cross: Any = None
         if lang == "en":

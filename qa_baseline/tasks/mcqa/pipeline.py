@@ -7,14 +7,14 @@ dense option scores normalised within the question and weighted: fusion.py) or `
 option features fitted on --train files, kept where it beats the rule on held-out folds: learned.py)."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.progress import tqdm  # a bar on a terminal, a line every 30 s in a log
 
 from ...core.errors import UserError
 from ...retrievers import top_scores
-from ..base import Prediction
+from ..base import Components, Prediction
 from .evidence import choose, option_score, rule_score  # noqa: F401  (benches and tests: pipeline.option_score)
 from .formats import LABELS, Question
 from .scorers import predict_beyond
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 CHUNK = 250  # questions per batched search call
 
 
-def predict(questions: Sequence[Question], components: Mapping[str, Any], settings: MCQASettings) -> Prediction:
-    n, retriever = settings.n, components["retriever"]
+def predict(questions: Sequence[Question], components: Components, settings: MCQASettings) -> Prediction:
+    n, retriever = settings.n, components.retriever
+    assert retriever is not None  # a retrieval task (Task.open)
     if n < 1:
         raise UserError(f"--n must be at least 1, not {n}")
     if settings.scorer not in (None, "rule"):

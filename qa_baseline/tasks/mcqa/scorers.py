@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import NoGold, UserError
-from ..base import Prediction
+from ...core.config import CorpusConfig
+from ..base import Components, Prediction
 from . import fusion, learned
-from .evidence import NORMALISERS, Evidence, choose, gather, hit_records
+from .evidence import NORMALISERS, Both, Evidence, choose, gather, hit_records
 from .formats import LABELS, Question, read_gold
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def read_train(paths: Sequence[str]) -> list[Question]:
     return questions
 
 
-def predict_beyond(questions: Sequence[Question], components: Mapping[str, Any], settings: MCQASettings
+def predict_beyond(questions: Sequence[Question], components: Components, settings: MCQASettings
                    ) -> Prediction:
     """The Prediction of --scorer fused or learned."""
     if settings.normalise:
@@ -66,30 +67,32 @@ def predict_beyond(questions: Sequence[Question], components: Mapping[str, Any],
         raise UserError("--scorer fused: give --weight or --train (to fit the weight), not both")
     if settings.scorer == "learned" and not trains:
         raise UserError("--scorer learned needs --train FILE (questions with answers to fit the model on)")
-    parts, stage = components["retriever"].parts, Stages()
+    both = components.retriever
+    assert isinstance(both, Both) and components.corpus is not None  # opened for fused and learned (MCQA.open)
+    parts, stage = both.parts, Stages()
     with stage("search"):
         evidence = gather(questions, parts, settings.n)
     with stage("train_search"):
         train = gather(read_train(trains), parts, settings.n, desc="training questions") if trains else []
     if settings.scorer == "fused":
-        prediction = _fused(evidence, train, components, settings)
+        prediction = _fused(evidence, train, components.corpus, both, settings)
     else:
-        prediction = _learned(evidence, train, components, settings, stage)
+        prediction = _learned(evidence, train, components.corpus, both, settings, stage)
     if trains:
         prediction.observed["fitted_on"] = [os.path.basename(p) for p in trains]
     prediction.observed.update(stage.observed())
     return prediction
 
 
-def _fused(evidence: Sequence[Evidence], train: Sequence[Evidence], components: Mapping[str, Any],
+def _fused(evidence: Sequence[Evidence], train: Sequence[Evidence], corpus: CorpusConfig, both: Both,
            settings: MCQASettings) -> Prediction:
-    n, observed, title = settings.n, {}, components["retriever"].title
+    n, observed, title = settings.n, {}, both.title
     if train:
         normalise, weight, curves = fusion.fit(train, n, settings.normalise)
         observed["train_accuracy"] = {name: {f"{w:.2f}": round(a, 6) for w, a in curve.items()}
                                       for name, curve in curves.items()}
     else:
-        fitted_normalise, fitted_weight = fusion.default(components["corpus"])
+        fitted_normalise, fitted_weight = fusion.default(corpus)
         normalise = settings.normalise or fitted_normalise
         weight = settings.weight if settings.weight is not None else fitted_weight
     fusion.check_weight(weight)
@@ -112,11 +115,11 @@ def _fused(evidence: Sequence[Evidence], train: Sequence[Evidence], components: 
                       observed=observed, trace=trace if settings.trace else None)
 
 
-def _learned(evidence: Sequence[Evidence], train: Sequence[Evidence], components: Mapping[str, Any],
+def _learned(evidence: Sequence[Evidence], train: Sequence[Evidence], corpus: CorpusConfig, both: Both,
              settings: MCQASettings, stage: Stages) -> Prediction:
-    corpus, title = components["corpus"], components["retriever"].title
+    title = both.title
     learner = settings.learner or "logistic"
-    featurizer = learned.Featurizer(corpus["lang"], corpus, settings.n)
+    featurizer = learned.Featurizer(corpus.lang, corpus, settings.n)
     with stage("train_features"):
         items = learned.train_items(train, featurizer)
     with stage("fit"):

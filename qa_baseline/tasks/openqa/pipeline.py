@@ -6,70 +6,48 @@ answer. The answer model is the rule unless `--train FILE` (NLPCC XML with answe
 folds) and the has-answer threshold (for Has-Answer accuracy)."""
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ...answers import neural
-from ...answers.answer_types import answer_type
-from ...answers.scorers import LEARNERS
-from ...answers.stage import ExtractionStage, ceilings, check_fitting, fit_models, keep_for, model_kind, \
-    trace_record, wide_for
-from ...core.errors import NoGold, UserError
-from ..base import Prediction
-from .formats import MAX_ANSWERS, parse_pairs, read_gold
+from ...answers.scorers import Gold
+from ...answers.stage import Extract, Extracted, ExtractionStage, answer
+from ...core.errors import UserError
+from ..base import Components, Prediction
+from .formats import MAX_ANSWERS, parse_pairs
 
 if TYPE_CHECKING:
     from . import OpenQASettings
 
 
-def _golds(path: str) -> dict[str, list[list[str]]]:
-    """--folds only: the data's own answers, to cross-fit the answer model (question i answered by the model
-    fitted on the other folds)."""
-    try:
-        return {qid: [[a] for a in answers] for qid, answers in read_gold(path).items()}
-    except NoGold:
-        raise UserError(f"{path}: --folds needs gold answers (<answer> elements) in the data") from None
+def _alone(texts: Sequence[str]) -> Extract:
+    """The extraction of questions TEXTS, each retrieved with its own text."""
+    def extract(stage: ExtractionStage, desc: str) -> Extracted:
+        return Extracted(texts, texts, *stage.run(texts, desc=desc))
+    return extract
 
 
-def predict(questions: Mapping[str, str], components: Mapping[str, Any], settings: OpenQASettings) -> Prediction:
-    started = time.time()
-    corpus = components["corpus"]
-    check_fitting(settings.train, settings.folds, len(questions))
-    neural.check(settings.neural, corpus["lang"])
-    stage = ExtractionStage(components["retriever"], corpus, corpus["lang"], settings.passages, settings.max_chars,
-                            keep_for(settings.train, settings.folds, settings.neural, MAX_ANSWERS),
-                            wide_for(settings))
+def _golds(answers: Sequence[list[str]]) -> list[Gold]:
+    """Each question's gold ANSWERS as the answer stage takes them: each answer one spelling."""
+    return [[[a] for a in ans] for ans in answers]
+
+
+def predict(questions: Mapping[str, str], components: Components, settings: OpenQASettings,
+            folds_gold: Mapping[str, list[str]] | None = None) -> Prediction:
+    """FOLDS_GOLD: --data's gold (read_gold), given with --folds only, to cross-fit the answer model on."""
+    if settings.folds and folds_gold is None:
+        raise UserError(f"{components.data}: --folds needs gold answers (<answer> elements) in the data")
+    assert components.retriever is not None and components.corpus is not None  # Task.open
     qids = list(questions)
-    texts = [questions[q] for q in qids]
-    passages, cands = stage.run(texts)
-    neural.add(settings.neural, texts, cands)
-    golds = _golds(components["data"]) if settings.folds else {}
-    train_groups = None
-    observed: dict[str, Any] = {}
-    if settings.train:
-        pairs = parse_pairs(settings.train)
-        _, train_cands = stage.run([q for _, q, _ in pairs], progress=True, desc="training questions")
-        neural.add(settings.neural, [q for _, q, _ in pairs], train_cands)
-        train_groups = list(zip(train_cands, [[[a] for a in answers] for *_, answers in pairs]))
-        observed["train_questions"] = len(pairs)
-    models, fitted = fit_models(cands, train_groups, [golds.get(q, []) for q in qids], settings.folds,
-                                "has_answer", False, MAX_ANSWERS, learn=settings.scorer != "rule",
-                                kinds=LEARNERS[settings.learner])
-    answers: dict[str, Any] = {}
-    trace: list[dict[str, Any]] = []
-    for qid, text, ps, cs, model in zip(qids, texts, passages, cands, models):
-        chosen, scored, p = model.decide(cs, k=MAX_ANSWERS)
-        answers[qid] = [c.text for c in chosen]
-        if settings.trace:
-            trace.append(trace_record(qid, text, text, ps, scored, chosen, p))
-    seconds = round(time.time() - started, 2)
-    observed.update({"answer_model": fitted, "stage_seconds": {k: round(v, 2) for k, v in stage.seconds.items()},
-                     "passages_parsed": stage.parses(),
-                     "questions_per_second": round(len(qids) / seconds, 2) if seconds else None})
 
-    def diagnose(gold):  # after scoring, with the gold the driver read: how far retrieval and extraction got
-        return {"ceiling": ceilings(passages, cands, [[[a] for a in gold.get(q, [])] for q in qids],
-                                    [answer_type(t, corpus["lang"]).name for t in texts])}
-    return Prediction(answers, settings={"lang": corpus["lang"], "answer_model": model_kind(settings)},
-                      observed=observed, trace=trace if settings.trace else None, diagnose=diagnose)
+    def train(stage: ExtractionStage) -> tuple[Extracted, list[Gold]]:
+        assert settings.train is not None  # called with --train only
+        pairs = parse_pairs(settings.train)
+        return _alone([q for _, q, _ in pairs])(stage, "training questions"), _golds([a for *_, a in pairs])
+
+    done = answer(qids, _alone([questions[q] for q in qids]), train, components.retriever, components.corpus,
+                  settings, ranked=MAX_ANSWERS, max_list=MAX_ANSWERS, lists=False, value="has_answer",
+                  golds=_golds([(folds_gold or {}).get(q, []) for q in qids]), trace=settings.trace)
+    return Prediction({qid: [c.text for c in chosen] for qid, chosen in zip(qids, done.chosen)},
+                      settings=done.settings, observed=done.observed, trace=done.trace,
+                      # after scoring, with the gold the driver read: how far retrieval and extraction got
+                      diagnose=lambda gold: done.diagnose(_golds([gold.get(q, []) for q in qids])))

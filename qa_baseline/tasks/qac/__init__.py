@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any
 
-from .. import hf
-from ..base import Task, option
-from ..openqa import AnswerSettings
+from ...answers.settings import AnswerSettings
+from ..base import Components, Reference, RetrievalSettings, Task, option
+from ..hf import is_dataset
 from ...scoring.metrics import Scores
 from ...scoring.validate import Errors
 from ..base import Prediction
-from . import formats, pipeline
+from . import formats, hf, pipeline
 from .formats import Gold, Question
 
 
 @dataclass(frozen=True)
-class QACSettings(AnswerSettings):
+class QACSettings(AnswerSettings, RetrievalSettings):
     max_list: int = option(5, "qac-2/3: the longest answer list")
 
 
@@ -36,11 +35,11 @@ class QAC(Task[QACSettings]):
         self.measures = ("MRR", "MRR_supported") if number == 1 else ("AFM",)
 
     def read_input(self, path: str) -> dict[str, Question]:
-        questions = hf.qac_questions(path) if hf.is_dataset(path) else formats.read_questions(path)
+        questions = hf.questions(path) if is_dataset(path) else formats.read_questions(path)
         return {q.qid: q for q in questions}
 
     def read_gold(self, path: str) -> dict[str, Gold]:
-        return hf.qac_gold(path) if hf.is_dataset(path) else formats.read_gold(path)
+        return hf.gold(path) if is_dataset(path) else formats.read_gold(path)
 
     def submission_name(self, settings: QACSettings) -> str:
         return "submission.txt"
@@ -54,5 +53,11 @@ class QAC(Task[QACSettings]):
     def gold_rows(self, gold: Mapping[str, Gold]) -> list[tuple[str, str]]:
         return formats.gold_rows(gold, task=self.number)
 
-    def predict(self, items: Mapping[str, Question], components: Mapping[str, Any], settings: QACSettings) -> Prediction:
-        return pipeline.predict(items, components, settings, task=self.number)
+    def references(self, gold: Mapping[str, Gold] | None) -> list[Reference]:
+        """qac-2/3: the AFM of answering nothing, where the gold is at hand."""
+        return [Reference("answer nothing", formats.answer_nothing(gold, self.number))] \
+            if gold and self.number != 1 else []
+
+    def predict(self, items: Mapping[str, Question], components: Components, settings: QACSettings,
+                folds_gold: Mapping[str, Gold] | None = None) -> Prediction:
+        return pipeline.predict(items, components, settings, folds_gold, task=self.number)

@@ -164,6 +164,12 @@ def score(gold: Mapping[str, Gold], answers: Mapping[str, Sequence[tuple[str, ..
     return score_questions(("AFM",), [q for q, qid in zip(judged(), gold) if qid in keep])
 
 
+def answer_nothing(gold: Mapping[str, Gold], task: int) -> float:
+    """Tasks 2 and 3: the AFM of the empty submission (NTCIR's no-answer rule: a question without a gold
+    answer scores 1 for no answer), the level an answer list must beat."""
+    return score(gold, {qid: [] for qid in gold}, task)["metrics"]["AFM"]
+
+
 def scored(gold: Mapping[str, Gold], task: int) -> list[str]:
     """The qids TASK's score counts, in order: every question; for task 3 with series, the follow-ups only."""
     series = task == 3 and any(g.followup for g in gold.values())
