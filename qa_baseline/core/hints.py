@@ -46,14 +46,16 @@ def reinstall() -> str:
 
 
 def install_extra(extra: str) -> str:
-    """The pip command that installs the EXTRA extra (dense, retrieval, ...): in a checkout into its `.venv`."""
-    return f".venv/bin/pip install -e '.[{extra}]'" if checkout() else f"pip install 'qa-baseline[{extra}]'"
+    """How to install the EXTRA extra (dense, retrieval, plot, ...): the pip command, or in a checkout `make
+    install`, which installs every extra at the versions of requirements/lock.txt."""
+    return "run `make install`" if checkout() else f"pip install 'qa-baseline[{extra}]'"
 
 
 def requires(extra: str, module: str) -> Any:
     """Import MODULE, which comes with the EXTRA extra of the package; if it is not installed, a UserError of
     one line with the pip command: `this needs the dense extra (faiss is not installed): pip install ...`. (The
-    base install is the scoring side only: validators, score, eval, report; pyproject.toml lists the extras.)"""
+    base install is the scoring side only: validators, score, eval, report's tables; the figure needs the plot
+    extra; pyproject.toml lists the extras.)"""
     try:
         return importlib.import_module(module)
     except ImportError as e:
