@@ -278,9 +278,13 @@ def test_chinese_fused_and_learned_runs_without_a_cross_encoder(index_root, tmp_
 
 
 def test_default_normalisation_and_weight_are_the_ones_fitted_on_the_corpus():
-    assert fusion.default({"name": "shared-en", "lang": "en"}) == ("rank", 0.5)
-    assert fusion.default({"name": "vital-en", "lang": "en"}) == ("share", 0.65)
-    assert fusion.default({"name": "my-corpus", "lang": "en"}) == fusion.UNFITTED == ("z", 0.5)
+    from qa_baseline.core.config import CorpusConfig
+
+    def corpus(name):
+        return CorpusConfig(name=name, lang="en", sources=(), analyzer="default", index=name, build="")
+    assert fusion.default(corpus("shared-en")) == ("rank", 0.5)
+    assert fusion.default(corpus("vital-en")) == ("share", 0.65)
+    assert fusion.default(corpus("my-corpus")) == fusion.UNFITTED == ("z", 0.5)
 
 
 def test_fit_tries_every_normalisation_and_keeps_the_most_accurate():
