@@ -40,7 +40,8 @@ ENCODE = """import sys, time
 from qa_baseline.indexes.dense import encode_shards
 from qa_baseline.encoders import load_encoder
 from qa_baseline.core.errors import Problems
-cfg = {"name": "bench", "lang": "en", "title_in_contents": True, "sources": [{"reader": "jsonl", "file": sys.argv[1]}]}
+from qa_baseline.core.config import CorpusConfig, Source
+cfg = CorpusConfig("bench", "en", (Source("jsonl", sys.argv[1], sys.argv[1]),), "default", "bench", "")
 t0 = time.perf_counter()
 n = encode_shards(cfg, load_encoder("minilm"), sys.argv[2], int(sys.argv[3]), Problems("stop"), progress=False)
 print(n, time.perf_counter() - t0)

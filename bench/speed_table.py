@@ -3,9 +3,12 @@ bench (and its arguments), its latest line; one table row per verdict (value, ta
 without verdicts, per ratio; with the commit, date, cores and load average of the line.
 
 Prints the markdown table; with --write FILE, puts it in FILE between the lines `<!-- speed-table -->` and
-`<!-- /speed-table -->` instead (written atomically; FILE must hold both markers).
+`<!-- /speed-table -->` instead (written atomically; FILE must hold both markers); with --bench NAME (again for
+more), only those benches' rows; --readme: README.md's table, of the README_BENCHES (tests/system/test_docs.py
+checks that it is current).
 
-Run: .venv/bin/python bench/speed_table.py [--results bench/results.jsonl] [--write README.md]"""
+Run: .venv/bin/python bench/speed_table.py [--results bench/results.jsonl] [--write FILE] [--bench NAME ...]
+                                           [--readme]"""
 import argparse
 import json
 import os
@@ -15,6 +18,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(BENCH))
 
 START, END = "<!-- speed-table -->", "<!-- /speed-table -->"
+README_BENCHES = ("index_throughput", "mcqa_speed", "qac_speed", "dense_encode")  # what users wait for
 
 
 def latest(path: str) -> list[dict]:
@@ -50,13 +54,22 @@ def rows_of(row: dict) -> list[list[str]]:
     for what, v in (row.get("verdicts") or {}).items():
         if isinstance(v, dict):
             unit = "" if v.get("unit") in ("", None) else v["unit"] if v["unit"] in ("x", "%") else " " + v["unit"]
-            out.append([name, what, number(v.get("value")) + unit, f"{v.get('op', '')} {v.get('target')}{unit}",
+            places = len(str(v.get("target")).partition(".")[2])  # 0.9999: the value to 4 places, not 1.00
+            value = f"{v['value']:.{places}f}" if places > 2 and isinstance(v.get("value"), float) else \
+                number(v.get("value"))
+            out.append([name, what, value + unit, f"{v.get('op', '')} {v.get('target')}{unit}",
                         "yes" if v.get("met") else "**no**", *when])
         else:
             out.append([name, what, "", "", "yes" if v else "**no**", *when])
     if not out:
         out = [[name, what, number(v) + "x", "", "", *when] for what, v in (row.get("ratios") or {}).items()]
     return out
+
+
+def block(text: str) -> str:
+    """What TEXT holds between START and END (empty when it has no such block)."""
+    start, end = text.find(START), text.find(END)
+    return text[start + len(START):end].strip("\n") if 0 <= start < end else ""
 
 
 def markdown(rows: list[dict]) -> str:
@@ -81,10 +94,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", default=os.path.join(BENCH, "results.jsonl"))
     ap.add_argument("--write", metavar="FILE", help="rewrite the speed-table block of FILE")
+    ap.add_argument("--bench", action="append", metavar="NAME", help="only this bench's rows (again for more)")
+    ap.add_argument("--readme", action="store_true", help="README.md's table: --write README.md, the README_BENCHES")
     args = ap.parse_args()
+    if args.readme:
+        args.write, args.bench = os.path.join(os.path.dirname(BENCH), "README.md"), list(README_BENCHES)
     if not os.path.isfile(args.results):
         sys.exit(f"{args.results}: missing (fix: make bench)")
-    table = markdown(latest(args.results))
+    table = markdown([row for row in latest(args.results) if not args.bench or row.get("bench") in args.bench])
     if args.write:
         rewrite(args.write, table)
     else:

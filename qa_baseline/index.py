@@ -36,7 +36,8 @@ def parser() -> argparse.ArgumentParser:
                          "never replaces an index of another file")
     ap.add_argument("--lang", choices=tuple(DEFAULT_ANALYZER), help="language of a corpus given as a file (default en)")
     ap.add_argument("--analyzer", choices=ANALYZERS, help="override the corpus config's analyzer")
-    ap.add_argument("--threads", type=int, help="indexing threads (default: all cores)")
+    ap.add_argument("--threads", type=int, help="BM25 indexing threads (default: the cores less one, which reads "
+                                                "the corpus)")
     ap.add_argument("--on-bad-record", choices=("stop", "skip"), default="stop",
                     help="stop at the first bad corpus record or KB line (default) or skip and count them")
     ap.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")

@@ -1,10 +1,11 @@
 """BM25 indexes: `python -m qa_baseline.index --corpus NAME|PATH [--analyzer ...]`.
 
 The BM25 index is a Lucene index built by Anserini's IndexCollection (in-process, through pyjnius):
-passages are written as JSON lines into one shard file per thread (Anserini parallelises per input file),
-indexed into a temporary folder, and put in place as `indexes/CORPUS/bm25-ANALYZER/` only when complete, in
-one atomic swap (fileio.replace_dir), with `manifest.json` beside the Lucene files. A second run on
-unchanged input and settings does nothing."""
+passages are written as JSON lines by a Python thread into one named pipe per indexing thread (Anserini
+parallelises per input file) while Anserini reads them (stream_and_index), indexed into a temporary folder,
+and put in place as `indexes/CORPUS/bm25-ANALYZER/` only when complete, in one atomic swap
+(fileio.replace_dir), with `manifest.json` beside the Lucene files. A second run on unchanged input and
+settings does nothing."""
 from __future__ import annotations
 
 import functools
@@ -12,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -68,6 +70,43 @@ def write_shards(cfg: CorpusConfig, analyzer: str, folder: str, shards: int, pro
         for f in files:
             f.close()
     return n
+
+
+def stream_and_index(cfg: CorpusConfig, analyzer: str, docs: str, index_dir: str, threads: int,
+                     problems: Problems) -> tuple[int, int]:
+    """write_shards into THREADS named pipes in DOCS on a Python thread while run_anserini reads them into
+    INDEX_DIR: reading the corpus (gzip, JSON, segmenting, ~5 s for shared-en) overlaps the indexing instead
+    of preceding it (pyjnius releases the GIL during the Java call). Returns (passages written, indexed); the
+    writer's error, if any, is raised after Anserini has finished."""
+    pipes = [os.path.join(docs, f"part-{i:03d}.jsonl") for i in range(threads)]
+    for pipe in pipes:
+        os.mkfifo(pipe)
+    written: list[int] = []
+    failed: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            written.append(write_shards(cfg, analyzer, docs, threads, problems))
+        except BaseException as e:  # noqa: BLE001  (raised in the caller's thread below)
+            failed.append(e)
+
+    writer = threading.Thread(target=write, name="write_shards", daemon=True)
+    writer.start()
+    indexed = 0
+    try:
+        indexed = run_anserini(docs, index_dir, analyzer, threads)
+    finally:
+        while writer.is_alive():  # Anserini did not open a pipe, or stopped reading it: let the writer out
+            for pipe in pipes:
+                os.close(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK))  # its open returns, its writes fail
+            writer.join(0.05)
+    if failed and isinstance(failed[0], BrokenPipeError):
+        show_tail(os.path.join(os.path.dirname(index_dir), "anserini.log"))
+        raise UserError(f"Anserini stopped reading the passages after indexing {indexed:,} (the end of its log is "
+                        "above, if it logged why); the previous index is untouched")
+    if failed:
+        raise failed[0]
+    return written[0], indexed
 
 
 def write_postings(lucene_dir: str, count: int) -> str:
@@ -167,6 +206,15 @@ def read_unmapped(indexer: Any, index_dir: str) -> None:
     _writer_field().set(indexer, autoclass("org.apache.lucene.index.IndexWriter")(nio_directory(index_dir), config))
 
 
+def default_threads(indexer: Callable[[str, str, str, int], int] | None) -> int:
+    """Indexing threads when --threads is not given: in this process, every core but the one that reads the
+    corpus into the pipes (stream_and_index); one file per core for another INDEXER. On shared-en (2 cores),
+    one indexing thread writes one segment and needs no merge: 30 s of CPU against 45 s for two threads, whose
+    two segments -optimize merges (bench/index_throughput.py)."""
+    cores = os.cpu_count() or 1
+    return cores if indexer else max(1, cores - 1)
+
+
 def build_bm25(cfg: CorpusConfig, analyzer: str | None = None, threads: int | None = None, on_bad_record: str = "stop",
                force: bool = False, root: str | None = None, indexer: Callable[[str, str, str, int], int] | None = None) -> str:
     """Build (or find up to date) the BM25 index of a corpus config; returns its folder. The build holds the
@@ -187,7 +235,7 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
     if not force and read_manifest(final).get("fingerprint") == fp:
         print(f"{final}: up to date", file=sys.stderr)
         return final
-    threads = threads or os.cpu_count() or 1
+    threads = threads or default_threads(indexer)
     if threads < 1:
         raise UserError(f"--threads must be at least 1, not {threads}")
     problems = Problems(on_bad_record)
@@ -196,13 +244,15 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
         started = time.time()
         docs = os.path.join(tmp, "docs")
         os.makedirs(docs)
-        count = write_shards(cfg, analyzer, docs, threads, problems)
+        if indexer is None:
+            count, indexed = stream_and_index(cfg, analyzer, docs, os.path.join(tmp, "lucene"), threads, problems)
+        else:  # another process or machine indexes: the files first
+            count = write_shards(cfg, analyzer, docs, threads, problems)
+            indexed = indexer(docs, os.path.join(tmp, "lucene"), analyzer, threads) if count else 0
         if problems.count:
             print(problems.summary(), file=sys.stderr)
         if count == 0:
             raise UserError(f"corpus {cfg.name}: no passages to index")
-        read_s = time.time() - started
-        indexed = (indexer or run_anserini)(docs, os.path.join(tmp, "lucene"), analyzer, threads)
         if indexed != count:
             show_tail(os.path.join(tmp, "anserini.log"))
             raise UserError(f"Anserini indexed {indexed:,} of {plural(count, 'passage')} (the end of its log is above, "
@@ -215,8 +265,8 @@ def _build_bm25(cfg, analyzer, threads, on_bad_record, force, root, indexer):
             "corpus": cfg.name, "lang": cfg.lang, "sources": sources, "fingerprint": fp,
             "passages": count, "skipped_bad_records": problems.count, "analyzer": analyzer,
             "title_in_contents": cfg.title_in_contents, "format": FORMAT, "versions": versions(),
-            "threads": threads, "seconds": {"read": round(read_s, 2), "postings": round(postings_s, 2),
-                                                 "total": round(time.time() - started, 2)},
+            "threads": threads, "seconds": {"index": round(indexed_at - started, 2),
+                                            "postings": round(postings_s, 2), "total": round(time.time() - started, 2)},
         })
         replace_dir(tmp, final)
     finally:

@@ -19,8 +19,8 @@ import numpy as np
 
 from . import jvm
 
-CHUNK = 4 << 20  # bytes brought from the JVM at a time (_chunks)
-BATCH = 2 << 20  # postings read into the JVM at a time (at least a term's), 8 MB each of documents and frequencies
+CHUNK = 1 << 20  # bytes brought from the JVM at a time (_chunks)
+BATCH = 1 << 19  # postings read into the JVM at a time (at least a term's), 2 MB each of documents and frequencies
 CONSUMER, STREAM = "java.util.function.IntConsumer", "java.util.stream.IntStream"
 INTS, BYTES, OUT = "java.nio.IntBuffer", "java.nio.ByteBuffer", "java.io.ByteArrayOutputStream"
 REFERENCE, OBJECT = "java.util.concurrent.atomic.AtomicReference", "java.lang.Object"

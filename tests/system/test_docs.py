@@ -145,3 +145,15 @@ def test_guides_state_only_published_figures():
               for figure in DECIMAL.findall(re.sub(r"\]\([^)]*\)|<img [^>]*>", "", line))
               if figure not in published and figure not in CONVENTIONS]
     assert stated == []
+
+
+def test_the_readme_speed_table_is_the_latest_bench_lines():
+    """README.md's speed table is bench/speed_table.py's, made from bench/results.jsonl's latest lines."""
+    spec = importlib.util.spec_from_file_location("speed_table", os.path.join(ROOT, "bench", "speed_table.py"))
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    rows = [row for row in table.latest(os.path.join(ROOT, "bench", "results.jsonl"))
+            if row.get("bench") in table.README_BENCHES]
+    assert {row["bench"] for row in rows} == set(table.README_BENCHES)
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        assert table.block(f.read()) == table.markdown(rows).strip("\n")

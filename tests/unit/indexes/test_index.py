@@ -9,6 +9,7 @@ from conftest import FIXTURES
 from qa_baseline.core.config import corpus_config
 from qa_baseline.core.errors import UserError
 from qa_baseline.indexes.layout import bm25_dir
+from qa_baseline.indexes import lucene
 from qa_baseline.indexes.lucene import build_bm25
 from qa_baseline.retrievers import open_retriever
 
@@ -128,3 +129,25 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     err = capsys.readouterr().err
     assert ": 1 passage indexed (default analyzer" in err and "1 triple, 1 subject, 1 name" in err, err
     assert not re.search(r"\b1 [a-z]+s\b", err.replace("1 passages/s", "")), err
+
+
+def test_a_corpus_without_passages_is_one_line(tmp_path):
+    src = tmp_path / "empty.jsonl"
+    src.write_text("\n\n", encoding="utf-8")
+    cfg = corpus_config(str(src))
+    with pytest.raises(UserError, match=r"corpus empty: no passages to index"):
+        build_bm25(cfg, root=str(tmp_path / "ix"))
+    assert entries(os.path.dirname(bm25_dir(cfg, root=str(tmp_path / "ix")))) == []
+
+
+def test_an_indexer_that_stops_reading_releases_the_corpus_reader(tmp_path, monkeypatch):
+    """The passages stream through named pipes (stream_and_index): if Anserini opens none of them (here: it
+    returns at once), the thread writing them is let out and the build is one line, not a hang."""
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(f'{{"id": "p{i}", "contents": "{"word " * 100}"}}\n' for i in range(1000)),
+                   encoding="utf-8")  # 500 kB: more than a pipe holds
+    monkeypatch.setattr(lucene, "run_anserini", lambda *args: 0)
+    cfg = corpus_config(str(src))
+    with pytest.raises(UserError, match=r"^Anserini stopped reading the passages after indexing 0 \(.*untouched$"):
+        build_bm25(cfg, root=str(tmp_path / "ix"))
+    assert entries(os.path.dirname(bm25_dir(cfg, root=str(tmp_path / "ix")))) == []
