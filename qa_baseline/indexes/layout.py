@@ -27,7 +27,6 @@ from ..core.fileio import locked, read_json, sha256_file, tidy_dir
 from ..core.hints import command, plural, requires, span
 from ..core.process import threads
 from ..lucene.analysis import ANALYZERS
-from . import postings
 
 FORMAT = 1  # bump when the indexed text of a passage changes
 SEARCH_DEFAULTS = {"hnsw": {"ef_search": 128}, "ivfpq": {"nprobe": 16}, "flat": {}}  # faiss search settings
@@ -249,14 +248,12 @@ def open_version(index_dir: str, load: Callable[[str], dict[str, Any]], opener: 
     when there is none or it is not of the index wanted). The link INDEX_DIR is resolved once, so the manifest
     and the files OPENER reads are of one build. When OPENER fails because a build replaced that version
     meanwhile (the link now points elsewhere), it is tried again on the new one; when it fails on an unchanged
-    version, or a file derived from the index does not read whole (postings.check), the index is damaged: a
-    UserError naming REBUILD, the command that rebuilds it, never a traceback.
+    version, the index is damaged: a UserError naming REBUILD, the command that rebuilds it, never a traceback.
     WHAT: the index in messages (`index`, `KB store`)."""
     for _ in range(attempts):
         folder = os.path.realpath(index_dir)
         manifest = load(folder)
         try:
-            postings.check(folder)  # a file derived from the index is part of it
             return manifest, opener(folder, manifest)
         except UserError:
             raise

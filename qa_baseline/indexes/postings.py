@@ -7,7 +7,7 @@ Lucene wrote: lucene/bulk.py reads the one segment's terms, postings and length 
 arrays are the index's own (an index of several segments gets none: top_scores searches through Lucene). Larger
 corpora keep Lucene's pruned search: scoring every matching passage was measured on shared-en (95,675 passages)
 only, and the arrays of millions of passages would take the memory the scale bench keeps flat. The file is part
-of the index: `check` reads it whole (each member's CRC-32) where the index is opened (layout.open_version).
+of the index: `check` reads it whole (each member's CRC-32) where the index is opened (retrievers/bm25.py).
 
 Scores equal Lucene's BM25Similarity (9.x) bit for bit: per posting, in float32, idf = (float) ln(1 + (N - df
 + 0.5) / (df + 0.5)), weight = boost * idf (boost: the term's count in the query, Anserini's

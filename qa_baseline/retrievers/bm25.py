@@ -38,7 +38,8 @@ class BM25:
         autoclass = jvm.start()
         autoclass("org.apache.lucene.search.IndexSearcher").setMaxClauseCount(MAX_CLAUSES)  # for every searcher
 
-        def searcher(folder, manifest):  # a damaged index (a missing or corrupt Lucene file) raises here
+        def searcher(folder, manifest):  # a damaged index (a missing or corrupt Lucene file) raises here,
+            postings.check(folder)  # as does a postings.npz that does not read whole: a file derived from it
             return simple_searcher(os.path.join(folder, "lucene"), self.analyzer), folder
 
         self.manifest, (self._searcher, self._folder) = open_index(
